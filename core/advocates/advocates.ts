@@ -1,0 +1,143 @@
+import { randomBytes } from 'node:crypto';
+import type { Executor } from '../db/transaction';
+import { Conflict, Invalid, NotFound } from '../errors';
+import { normalizeCode, normalizeEmail } from './normalize';
+
+export interface Advocate {
+  advocate_id: number;
+  brand_id: string;
+  email: string;
+  first_name: string;
+  last_name: string | null;
+  referral_codes: string[];
+  created_at: string;
+}
+
+export interface CreateAdvocateInput {
+  email: string;
+  first_name: string;
+  last_name?: string | null;
+  /** The referral code to give; generated from the first name when omitted. */
+  code?: string;
+}
+
+const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789'; // no 0/O, 1/I look-alikes
+
+function generateCode(firstName: string): string {
+  const stem = firstName.normalize('NFKD').replace(/[^A-Za-z]/g, '').toUpperCase().slice(0, 8) || 'REF';
+  const suffix = Array.from(randomBytes(5), (byte) => CODE_ALPHABET[byte % CODE_ALPHABET.length]).join('');
+  return `${stem}${suffix}`;
+}
+
+const CODE_PATTERN = /^[A-Za-z0-9_-]{3,64}$/;
+
+export async function createAdvocate(db: Executor, brandId: string, input: CreateAdvocateInput): Promise<Advocate> {
+  const emailNormalized = normalizeEmail(input.email);
+  const existing = await db('advocates').where({ brand_id: brandId, email_normalized: emailNormalized }).first();
+  if (existing) throw new Conflict(`an advocate with email ${input.email} already exists`, { advocate_id: Number(existing.advocate_id) });
+  if (input.code !== undefined && !CODE_PATTERN.test(input.code)) {
+    throw new Invalid('code must be 3-64 letters, digits, "-" or "_"');
+  }
+  const [row] = await db('advocates')
+    .insert({
+      brand_id: brandId,
+      email: input.email.trim(),
+      email_normalized: emailNormalized,
+      first_name: input.first_name,
+      last_name: input.last_name ?? null,
+    })
+    .returning('*');
+  const code = await addReferralCode(db, brandId, Number(row.advocate_id), input.code ?? generateCode(input.first_name), input.code === undefined);
+  return toAdvocate(row, [code]);
+}
+
+/**
+ * Gives an advocate a code (`referral`) or maps a platform coupon code to them (`coupon`).
+ * A generated code is retried on the rare collision; a chosen one that is taken is a conflict.
+ */
+export async function addReferralCode(
+  db: Executor,
+  brandId: string,
+  advocateId: number,
+  code: string,
+  generated = false,
+  kind: 'referral' | 'coupon' = 'referral',
+): Promise<string> {
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    const candidate = attempt === 0 || !generated ? code : `${code}${CODE_ALPHABET[attempt]}`;
+    const inserted = await db('referral_codes')
+      .insert({ brand_id: brandId, code_normalized: normalizeCode(candidate), code: candidate, advocate_id: advocateId, kind })
+      .onConflict(['brand_id', 'code_normalized'])
+      .ignore()
+      .returning('code');
+    if (inserted.length > 0) return candidate;
+    if (!generated) throw new Conflict(`code ${candidate} is already in use`);
+  }
+  throw new Conflict('could not generate a unique referral code');
+}
+
+interface AdvocateRow {
+  advocate_id: string;
+  brand_id: string;
+  email: string;
+  first_name: string;
+  last_name: string | null;
+  created_at: Date;
+}
+
+function toAdvocate(row: AdvocateRow, codes: string[]): Advocate {
+  return {
+    advocate_id: Number(row.advocate_id),
+    brand_id: row.brand_id,
+    email: row.email,
+    first_name: row.first_name,
+    last_name: row.last_name,
+    referral_codes: codes,
+    created_at: new Date(row.created_at).toISOString(),
+  };
+}
+
+export async function listAdvocates(db: Executor, brandId: string): Promise<Advocate[]> {
+  const rows: AdvocateRow[] = await db('advocates').where({ brand_id: brandId }).orderBy('advocate_id');
+  const codes: Array<{ advocate_id: string; code: string }> = await db('referral_codes')
+    .select('advocate_id', 'code')
+    .where({ brand_id: brandId })
+    .orderBy('created_at');
+  return rows.map((row) =>
+    toAdvocate(row, codes.filter((code) => code.advocate_id === row.advocate_id).map((code) => code.code)),
+  );
+}
+
+export async function getAdvocate(db: Executor, brandId: string, advocateId: number): Promise<Advocate> {
+  const row: AdvocateRow | undefined = await db('advocates').where({ brand_id: brandId, advocate_id: advocateId }).first();
+  if (!row) throw new NotFound(`advocate ${advocateId} not found`);
+  const codes = await db('referral_codes').where({ brand_id: brandId, advocate_id: advocateId }).orderBy('created_at').pluck('code');
+  return toAdvocate(row, codes);
+}
+
+export interface ReferralCodeOwner {
+  code: string;
+  kind: 'referral' | 'coupon';
+  advocate_id: number;
+  advocate_email_normalized: string;
+  advocate_first_name: string;
+}
+
+/** Resolves a code (case-insensitive) to its advocate within one brand. */
+export async function findReferralCode(db: Executor, brandId: string, code: string): Promise<ReferralCodeOwner | null> {
+  const row = await db('referral_codes as c')
+    .join('advocates as a', function joinAdvocate() {
+      this.on('a.brand_id', 'c.brand_id').andOn('a.advocate_id', 'c.advocate_id');
+    })
+    .select('c.code', 'c.kind', 'c.advocate_id', 'a.email_normalized', 'a.first_name')
+    .where({ 'c.brand_id': brandId, 'c.code_normalized': normalizeCode(code) })
+    .first();
+  if (!row) return null;
+  return {
+    code: row.code,
+    kind: row.kind,
+    advocate_id: Number(row.advocate_id),
+    advocate_email_normalized: row.email_normalized,
+    advocate_first_name: row.first_name,
+  };
+}

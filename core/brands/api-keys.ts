@@ -1,0 +1,100 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Executor } from '../db/transaction';
+import { NotFound } from '../errors';
+import { decryptSecret, encryptSecret, hashApiKey } from './key-encryption';
+
+export interface ApiKeySummary {
+  key_id: string;
+  brand_id: string;
+  key_prefix: string;
+  label: string | null;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface IssuedApiKey extends ApiKeySummary {
+  /** The plaintext key: shown once, never stored. */
+  api_key: string;
+}
+
+/** 32 random bytes (256 bits), URL-safe, with a recognisable prefix. */
+function generateApiKey(): string {
+  return `rk_${randomBytes(32).toString('base64url')}`;
+}
+
+interface ApiKeyRow {
+  key_id: string;
+  brand_id: string;
+  key_prefix: string;
+  key_encrypted: string;
+  label: string | null;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+function toSummary(row: ApiKeyRow): ApiKeySummary {
+  return {
+    key_id: row.key_id,
+    brand_id: row.brand_id,
+    key_prefix: row.key_prefix,
+    label: row.label,
+    created_at: new Date(row.created_at).toISOString(),
+    revoked_at: row.revoked_at ? new Date(row.revoked_at).toISOString() : null,
+  };
+}
+
+export async function createApiKey(
+  db: Executor,
+  brandId: string,
+  encryptionSecret: string,
+  label: string | null = null,
+): Promise<IssuedApiKey> {
+  const apiKey = generateApiKey();
+  const [row] = await db('api_keys')
+    .insert({
+      brand_id: brandId,
+      key_id: randomUUID(),
+      key_hash: hashApiKey(apiKey),
+      key_prefix: apiKey.slice(0, 10),
+      key_encrypted: encryptSecret(apiKey, encryptionSecret),
+      label,
+    })
+    .returning('*');
+  return { ...toSummary(row as ApiKeyRow), api_key: apiKey };
+}
+
+export async function listApiKeys(db: Executor, brandId: string): Promise<ApiKeySummary[]> {
+  const rows = await db('api_keys').where({ brand_id: brandId }).orderBy('created_at');
+  return (rows as ApiKeyRow[]).map(toSummary);
+}
+
+export async function revokeApiKey(db: Executor, brandId: string, keyId: string): Promise<ApiKeySummary> {
+  const [row] = await db('api_keys')
+    .where({ brand_id: brandId, key_id: keyId })
+    .update({ revoked_at: db.raw('coalesce(revoked_at, now())') })
+    .returning('*');
+  if (!row) throw new NotFound(`key ${keyId} not found for brand ${brandId}`);
+  return toSummary(row as ApiKeyRow);
+}
+
+export interface KeyOwner {
+  key_id: string;
+  brand_id: string;
+  revoked: boolean;
+}
+
+/** Who owns this plaintext key, if anyone (revoked keys are reported, not hidden). */
+export async function findKeyOwner(db: Executor, apiKey: string): Promise<KeyOwner | null> {
+  const row = await db('api_keys')
+    .select('key_id', 'brand_id', 'revoked_at')
+    .where({ key_hash: hashApiKey(apiKey) })
+    .first();
+  if (!row) return null;
+  return { key_id: row.key_id, brand_id: row.brand_id, revoked: row.revoked_at !== null };
+}
+
+/** The plaintext of every active key of a brand: the candidate secrets for a webhook signature. */
+export async function activeKeySecrets(db: Executor, brandId: string, encryptionSecret: string): Promise<string[]> {
+  const rows = await db('api_keys').select('key_encrypted').where({ brand_id: brandId }).whereNull('revoked_at');
+  return rows.map((row: { key_encrypted: string }) => decryptSecret(row.key_encrypted, encryptionSecret));
+}

@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { Executor } from '../db/transaction';
+import { NotFound } from '../errors';
+
+export const PLANS = ['starter', 'growth', 'premier'] as const;
+export type Plan = (typeof PLANS)[number];
+
+export const brandSettingsSchema = z.object({
+  reward_type: z.enum(['fixed', 'percentage']),
+  reward_value: z.number().nonnegative(),
+  referee_discount_type: z.enum(['fixed', 'percentage']),
+  referee_discount_value: z.number().nonnegative(),
+  referee_min_purchase: z.number().nonnegative().nullable(),
+  referee_discount_cap: z.number().nonnegative().nullable(),
+  attribution_model: z.enum(['last_click', 'first_click']),
+  attribution_window_days: z.number().int().positive(),
+});
+export type BrandSettings = z.infer<typeof brandSettingsSchema>;
+
+export interface Brand extends BrandSettings {
+  brand_id: string;
+  name: string;
+  plan: Plan;
+  status: 'active' | 'uninstalled';
+  created_at: string;
+}
+
+interface BrandRow {
+  brand_id: string;
+  name: string;
+  plan: Plan;
+  status: 'active' | 'uninstalled';
+  reward_type: 'fixed' | 'percentage';
+  reward_value: string;
+  referee_discount_type: 'fixed' | 'percentage';
+  referee_discount_value: string;
+  referee_min_purchase: string | null;
+  referee_discount_cap: string | null;
+  attribution_model: 'last_click' | 'first_click';
+  attribution_window_days: number;
+  created_at: Date;
+}
+
+function toBrand(row: BrandRow): Brand {
+  const optional = (value: string | null) => (value === null ? null : Number(value));
+  return {
+    brand_id: row.brand_id,
+    name: row.name,
+    plan: row.plan,
+    status: row.status,
+    reward_type: row.reward_type,
+    reward_value: Number(row.reward_value),
+    referee_discount_type: row.referee_discount_type,
+    referee_discount_value: Number(row.referee_discount_value),
+    referee_min_purchase: optional(row.referee_min_purchase),
+    referee_discount_cap: optional(row.referee_discount_cap),
+    attribution_model: row.attribution_model,
+    attribution_window_days: row.attribution_window_days,
+    created_at: new Date(row.created_at).toISOString(),
+  };
+}
+
+export interface CreateBrandInput extends Partial<BrandSettings> {
+  name: string;
+  plan: Plan;
+  brand_id?: string;
+}
+
+export async function createBrand(db: Executor, input: CreateBrandInput): Promise<Brand> {
+  const { name, plan, brand_id = randomUUID(), ...settings } = input;
+  const [row] = await db('brands')
+    .insert({ brand_id, name, plan, ...settings })
+    .returning('*');
+  return toBrand(row as BrandRow);
+}
+
+export async function findBrand(db: Executor, brandId: string): Promise<Brand | null> {
+  const row = await db('brands').where({ brand_id: brandId }).first();
+  return row ? toBrand(row as BrandRow) : null;
+}
+
+export async function getBrand(db: Executor, brandId: string): Promise<Brand> {
+  const brand = await findBrand(db, brandId);
+  if (!brand) throw new NotFound(`brand ${brandId} not found`);
+  return brand;
+}
+
+export async function listBrands(db: Executor): Promise<Brand[]> {
+  const rows = await db('brands').orderBy('created_at');
+  return (rows as BrandRow[]).map(toBrand);
+}
+
+export async function updateBrand(
+  db: Executor,
+  brandId: string,
+  changes: Partial<BrandSettings> & { plan?: Plan; name?: string; status?: Brand['status'] },
+): Promise<Brand> {
+  const [row] = await db('brands')
+    .where({ brand_id: brandId })
+    .update({ ...changes, updated_at: db.fn.now() })
+    .returning('*');
+  if (!row) throw new NotFound(`brand ${brandId} not found`);
+  return toBrand(row as BrandRow);
+}

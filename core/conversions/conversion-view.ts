@@ -1,0 +1,46 @@
+import { amountFromDecimal } from '../money';
+
+/** The API's view of a stored conversion. */
+export interface ConversionView {
+  id: number;
+  conversion_id: number;
+  order_id: string | null;
+  status: string;
+  order_value: number;
+  order_subtotal: number | null;
+  discount_applied: number;
+  total_discount: number;
+  refunded_total: number;
+  claim_id: number | null;
+  advocate_id: number;
+  referral_code: string | null;
+  referrer_reward_paid: number;
+  referee_reward_paid: number | null;
+  created_at: string;
+}
+
+export const CONVERSION_VIEW_COLUMNS = [
+  'conversion_id', 'order_id', 'status', 'order_value', 'order_subtotal', 'discount_applied', 'total_discount',
+  'refunded_total', 'claim_id', 'advocate_id', 'referral_code', 'referrer_reward_paid', 'referee_reward_paid', 'created_at',
+];
+
+export function toConversionView(row: Record<string, any>): ConversionView {
+  const id = Number(row.conversion_id);
+  return {
+    id,
+    conversion_id: id,
+    order_id: row.order_id,
+    status: row.status,
+    order_value: amountFromDecimal(row.order_value),
+    order_subtotal: row.order_subtotal === null ? null : amountFromDecimal(row.order_subtotal),
+    discount_applied: amountFromDecimal(row.discount_applied),
+    total_discount: amountFromDecimal(row.total_discount),
+    refunded_total: amountFromDecimal(row.refunded_total),
+    claim_id: row.claim_id === null ? null : Number(row.claim_id),
+    advocate_id: Number(row.advocate_id),
+    referral_code: row.referral_code,
+    referrer_reward_paid: amountFromDecimal(row.referrer_reward_paid),
+    referee_reward_paid: row.referee_reward_paid === null ? null : amountFromDecimal(row.referee_reward_paid),
+    created_at: new Date(row.created_at).toISOString(),
+  };
+}

@@ -1,0 +1,160 @@
+import type { Knex } from 'knex';
+import { normalizeEmail } from '../advocates/normalize';
+import type { Brand } from '../brands/brand';
+import { markClaimConverted } from '../claims/claim-records';
+import { creditReward } from '../ledger/reward-ledger';
+import { type Cents, centsFromDecimal, decimalFromCents, percentOf, toCents } from '../money';
+import { type Attribution, attributeConversion } from './attribute-conversion';
+import type { ConversionInput } from './conversion-input';
+import { CONVERSION_VIEW_COLUMNS, type ConversionView, toConversionView } from './conversion-view';
+
+export type ConversionResult =
+  | { attributed: false }
+  | { attributed: true; duplicate: boolean; conversion: ConversionView };
+
+/**
+ * Records a paid order once per (brand, order_id) and credits the referring advocate's reward in
+ * the same transaction. A repeat returns the stored conversion (`duplicate`), even when both
+ * requests race: the unique key decides, and the loser reads the winner's row.
+ */
+export async function recordConversion(trx: Knex.Transaction, brand: Brand, input: ConversionInput): Promise<ConversionResult> {
+  const existing = await findExisting(trx, brand.brand_id, input);
+  if (existing) return { attributed: true, duplicate: true, conversion: await completeIfPending(trx, brand, existing, input) };
+
+  const attribution = await attributeConversion(trx, brand, input);
+  if (!attribution) return { attributed: false };
+
+  const inserted = await insertConversion(trx, brand, input, attribution);
+  if (!inserted) {
+    // Lost a race on (brand_id, order_id): the other request's row is committed now.
+    const winner = await findExisting(trx, brand.brand_id, input);
+    if (!winner) throw new Error(`conversion for order ${input.order_id} vanished after a conflict`);
+    return { attributed: true, duplicate: true, conversion: await completeIfPending(trx, brand, winner, input) };
+  }
+
+  await insertProducts(trx, brand.brand_id, Number(inserted.conversion_id), input);
+  if (attribution.claim) await markClaimConverted(trx, brand.brand_id, attribution.claim.claim_id, input.order_id);
+  if (inserted.status === 'completed') await creditConversion(trx, brand.brand_id, inserted);
+  return { attributed: true, duplicate: false, conversion: toConversionView(inserted) };
+}
+
+async function findExisting(trx: Knex.Transaction, brandId: string, input: ConversionInput): Promise<Record<string, any> | undefined> {
+  if (input.order_id !== null) {
+    return trx('conversions').select(CONVERSION_VIEW_COLUMNS).where({ brand_id: brandId, order_id: input.order_id }).forUpdate().first();
+  }
+  if (!input.content_hash) return undefined;
+  // No order_id: the same content inside 24 h is the same order. Serialise on the hash.
+  await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`${brandId}:${input.content_hash}`]);
+  return trx('conversions')
+    .select(CONVERSION_VIEW_COLUMNS)
+    .where({ brand_id: brandId, content_hash: input.content_hash })
+    .andWhere('created_at', '>=', trx.raw(`now() - interval '24 hours'`))
+    .orderBy('created_at', 'desc')
+    .forUpdate()
+    .first();
+}
+
+/** A `pending` conversion reported again as `completed` is upgraded and credited, once. */
+async function completeIfPending(
+  trx: Knex.Transaction,
+  brand: Brand,
+  row: Record<string, any>,
+  input: ConversionInput,
+): Promise<ConversionView> {
+  if (row.status !== 'pending' || input.status !== 'completed') return toConversionView(row);
+  const [updated] = await trx('conversions')
+    .where({ brand_id: brand.brand_id, conversion_id: row.conversion_id })
+    .update({ status: 'completed', updated_at: trx.fn.now() })
+    .returning(CONVERSION_VIEW_COLUMNS);
+  await creditConversion(trx, brand.brand_id, updated);
+  return toConversionView(updated);
+}
+
+async function creditConversion(trx: Knex.Transaction, brandId: string, row: Record<string, any>): Promise<void> {
+  await creditReward(trx, {
+    brandId,
+    advocateId: Number(row.advocate_id),
+    conversionId: Number(row.conversion_id),
+    amount: centsFromDecimal(row.referrer_reward_paid),
+  });
+}
+
+function referrerReward(brand: Brand, input: ConversionInput, attribution: Attribution, orderValue: Cents): Cents {
+  if (input.referrer_reward_paid != null) return toCents(input.referrer_reward_paid);
+  // An advocate spending their own reward, or a customer using their own code, earns nothing.
+  if (input.type === 'advocate') return 0;
+  if (attribution.advocate_email_normalized === normalizeEmail(input.email)) return 0;
+  return brand.reward_type === 'percentage' ? percentOf(orderValue, brand.reward_value) : toCents(brand.reward_value);
+}
+
+async function insertConversion(
+  trx: Knex.Transaction,
+  brand: Brand,
+  input: ConversionInput,
+  attribution: Attribution,
+): Promise<Record<string, any> | undefined> {
+  const orderValue = toCents(input.order_value);
+  const couponDiscount = input.coupons_applied.reduce((sum, coupon) => sum + toCents(coupon.discount_amount ?? 0), 0);
+  const discountApplied =
+    input.discount_applied != null
+      ? toCents(input.discount_applied)
+      : couponDiscount > 0
+        ? couponDiscount
+        : attribution.claim
+          ? centsFromDecimal(attribution.claim.discount_applied)
+          : 0;
+  const totalDiscount = input.total_discount != null ? toCents(input.total_discount) : discountApplied;
+  const optional = (amount: number | null | undefined) => (amount == null ? null : decimalFromCents(toCents(amount)));
+
+  const rows = await trx('conversions')
+    .insert({
+      brand_id: brand.brand_id,
+      order_id: input.order_id,
+      content_hash: input.order_id === null ? (input.content_hash ?? null) : null,
+      advocate_id: attribution.advocate_id,
+      claim_id: attribution.claim?.claim_id ?? null,
+      referral_code: attribution.referral_code,
+      visitor_id: input.visitor_id ?? null,
+      email: input.email.trim(),
+      email_normalized: normalizeEmail(input.email),
+      customer_name: input.customer_name ?? null,
+      type: input.type,
+      status: input.status,
+      order_value: decimalFromCents(orderValue),
+      order_subtotal: input.order_subtotal != null ? optional(input.order_subtotal) : decimalFromCents(orderValue),
+      discount_applied: decimalFromCents(discountApplied),
+      total_discount: decimalFromCents(totalDiscount),
+      discount_value: input.discount_value ?? null,
+      discount_type: input.discount_type ?? null,
+      referrer_reward_paid: decimalFromCents(referrerReward(brand, input, attribution, orderValue)),
+      referee_reward_paid: optional(input.referee_reward_paid),
+      currency: input.currency ?? null,
+      source: input.source ?? null,
+      coupons_applied: JSON.stringify(input.coupons_applied),
+      metadata: JSON.stringify({ ...input.metadata, attributed_via: attribution.via }),
+    })
+    .onConflict(['brand_id', 'order_id'])
+    .ignore()
+    .returning(CONVERSION_VIEW_COLUMNS);
+  return rows[0];
+}
+
+async function insertProducts(trx: Knex.Transaction, brandId: string, conversionId: number, input: ConversionInput): Promise<void> {
+  if (input.products.length === 0) return;
+  await trx('conversion_products').insert(
+    input.products.map((line, index) => {
+      const price = toCents(line.price);
+      return {
+        brand_id: brandId,
+        conversion_id: conversionId,
+        line_no: index + 1,
+        name: line.name,
+        quantity: line.quantity,
+        price: decimalFromCents(price),
+        line_total: decimalFromCents(line.line_total != null ? toCents(line.line_total) : price * line.quantity),
+        sku: line.sku ?? null,
+        attributes: JSON.stringify(line.attributes),
+      };
+    }),
+  );
+}

@@ -1,0 +1,76 @@
+import type { Executor } from '../db/transaction';
+import { type Cents, amountFromCents, centsFromDecimal, decimalFromCents } from '../money';
+
+/** The append-only ledger of advocate rewards: the one place that writes or sums it. */
+
+/** Credits a conversion's reward; a second credit for the same conversion is ignored (unique index). */
+export async function creditReward(
+  db: Executor,
+  entry: { brandId: string; advocateId: number; conversionId: number; amount: Cents },
+): Promise<boolean> {
+  if (entry.amount <= 0) return false;
+  const inserted = await db('reward_ledger')
+    .insert({
+      brand_id: entry.brandId,
+      advocate_id: entry.advocateId,
+      conversion_id: entry.conversionId,
+      kind: 'credit',
+      amount: decimalFromCents(entry.amount),
+    })
+    .onConflict(db.raw("(brand_id, conversion_id) WHERE kind = 'credit'"))
+    .ignore()
+    .returning('entry_id');
+  return inserted.length > 0;
+}
+
+/** What a conversion still holds in the ledger: its credit minus the reversals so far. */
+export async function outstandingReward(db: Executor, brandId: string, conversionId: number): Promise<Cents> {
+  const row = await db('reward_ledger')
+    .where({ brand_id: brandId, conversion_id: conversionId })
+    .whereIn('kind', ['credit', 'reversal'])
+    .sum({ total: 'amount' })
+    .first();
+  return centsFromDecimal(row?.total ?? '0');
+}
+
+export async function reverseReward(
+  db: Executor,
+  entry: { brandId: string; advocateId: number; conversionId: number; refundPk: number; amount: Cents },
+): Promise<void> {
+  if (entry.amount <= 0) return;
+  await db('reward_ledger').insert({
+    brand_id: entry.brandId,
+    advocate_id: entry.advocateId,
+    conversion_id: entry.conversionId,
+    refund_pk: entry.refundPk,
+    kind: 'reversal',
+    amount: decimalFromCents(-entry.amount),
+  });
+}
+
+export interface RewardBalance {
+  advocate_id: number;
+  credited: number;
+  reversed: number;
+  redeemed: number;
+  balance: number;
+}
+
+export async function rewardBalance(db: Executor, brandId: string, advocateId: number): Promise<RewardBalance> {
+  const rows: Array<{ kind: string; total: string }> = await db('reward_ledger')
+    .select('kind')
+    .sum({ total: 'amount' })
+    .where({ brand_id: brandId, advocate_id: advocateId })
+    .groupBy('kind');
+  const byKind = (kind: string) => centsFromDecimal(rows.find((row) => row.kind === kind)?.total ?? '0');
+  const credited = byKind('credit');
+  const reversed = -byKind('reversal');
+  const redeemed = -byKind('redemption');
+  return {
+    advocate_id: advocateId,
+    credited: amountFromCents(credited),
+    reversed: amountFromCents(reversed),
+    redeemed: amountFromCents(redeemed),
+    balance: amountFromCents(credited - reversed - redeemed),
+  };
+}

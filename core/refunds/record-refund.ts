@@ -1,0 +1,161 @@
+import type { Knex } from 'knex';
+import type { Brand } from '../brands/brand';
+import { type ClaimRecord, findClaim } from '../claims/claim-records';
+import { Invalid, NotFound } from '../errors';
+import { reverseReward } from '../ledger/reward-ledger';
+import { type Cents, amountFromCents, centsFromDecimal, decimalFromCents, prorate, toCents } from '../money';
+import type { RefundInput, RefundResult } from './refund-input';
+
+interface Target {
+  conversion: Record<string, any> | null;
+  claim: ClaimRecord | null;
+}
+
+/**
+ * Records a full or partial refund against a conversion (and its claim), reversing the
+ * advocate's reward pro rata in the ledger. A repeated refund_id changes nothing.
+ */
+export async function recordRefund(trx: Knex.Transaction, brand: Brand, input: RefundInput): Promise<RefundResult> {
+  const brandId = brand.brand_id;
+  const target = await findTarget(trx, brandId, input);
+  // Checked after the row lock, so two deliveries of one refund_id cannot both pass.
+  if (input.refund_id) {
+    const earlier = await trx('refunds').where({ brand_id: brandId, refund_id: input.refund_id }).first();
+    if (earlier) return duplicateResult(target, earlier);
+  }
+
+  const record = target.conversion ?? target.claim!;
+  const orderValue = target.conversion
+    ? centsFromDecimal(target.conversion.order_value)
+    : centsFromDecimal(target.claim!.claim_value) || centsFromDecimal(target.claim!.raw_value);
+  const refundedBefore = centsFromDecimal(record.refunded_total);
+  const remaining = orderValue - refundedBefore;
+  const amount = refundAmount(input, refundedBefore, remaining);
+  if (amount > remaining) {
+    throw new Invalid(
+      `refund_amount ${amountFromCents(amount)} exceeds the remaining refundable amount ${amountFromCents(remaining)}`,
+    );
+  }
+  const refundedTotal = refundedBefore + amount;
+  const full = input.is_full_refund === true || refundedTotal >= orderValue;
+  const status = input.new_status ?? (full ? 'refunded' : 'partial_refund');
+
+  const [refund] = await trx('refunds')
+    .insert({
+      brand_id: brandId,
+      refund_id: input.refund_id ?? null,
+      conversion_id: target.conversion ? target.conversion.conversion_id : null,
+      claim_id: target.claim?.claim_id ?? null,
+      amount: decimalFromCents(amount),
+      is_full_refund: full,
+      status_after: status,
+      reason: input.refund_reason ?? null,
+      referral_code: input.referral_code ?? null,
+      source: input.source ?? null,
+      metadata: JSON.stringify(input.metadata),
+    })
+    .returning('refund_pk');
+
+  let rewardReversed: Cents = 0;
+  if (target.conversion) {
+    await trx('conversions')
+      .where({ brand_id: brandId, conversion_id: target.conversion.conversion_id })
+      .update({ status, refunded_total: decimalFromCents(refundedTotal), updated_at: trx.fn.now() });
+    rewardReversed = await reverseConversionReward(trx, brandId, target.conversion, Number(refund.refund_pk), amount, orderValue, full);
+  }
+  if (target.claim) {
+    await trx('claims')
+      .where({ brand_id: brandId, claim_id: target.claim.claim_id })
+      .update({ status, refunded_total: decimalFromCents(refundedTotal), updated_at: trx.fn.now() });
+  }
+
+  return {
+    duplicate: false,
+    status,
+    claim_updated: target.claim !== null,
+    conversion_updated: target.conversion !== null,
+    claim_id: target.claim?.claim_id ?? null,
+    conversion_id: target.conversion ? Number(target.conversion.conversion_id) : null,
+    refund_id: input.refund_id ?? null,
+    refund_amount: amountFromCents(amount),
+    refunded_total: amountFromCents(refundedTotal),
+    remaining: amountFromCents(orderValue - refundedTotal),
+    reward_reversed: amountFromCents(rewardReversed),
+  };
+}
+
+function refundAmount(input: RefundInput, refundedBefore: Cents, remaining: Cents): Cents {
+  if (input.refund_amount != null) return toCents(input.refund_amount);
+  if (input.total_refunded != null) return Math.max(0, toCents(input.total_refunded) - refundedBefore);
+  // The alternate form without an amount, or a full refund without one: all that remains.
+  return remaining;
+}
+
+/** Reverses reward × amount / order_value; a full refund reverses whatever is still credited. */
+async function reverseConversionReward(
+  trx: Knex.Transaction,
+  brandId: string,
+  conversion: Record<string, any>,
+  refundPk: number,
+  amount: Cents,
+  orderValue: Cents,
+  full: boolean,
+): Promise<Cents> {
+  const rows: Array<{ kind: string; total: string }> = await trx('reward_ledger')
+    .select('kind')
+    .sum({ total: 'amount' })
+    .where({ brand_id: brandId, conversion_id: conversion.conversion_id })
+    .whereIn('kind', ['credit', 'reversal'])
+    .groupBy('kind');
+  const credited = centsFromDecimal(rows.find((row) => row.kind === 'credit')?.total ?? '0');
+  const outstanding = credited + centsFromDecimal(rows.find((row) => row.kind === 'reversal')?.total ?? '0');
+  if (outstanding <= 0) return 0;
+  const reversal = full ? outstanding : Math.min(outstanding, prorate(credited, amount, orderValue));
+  await reverseReward(trx, { brandId, advocateId: Number(conversion.advocate_id), conversionId: Number(conversion.conversion_id), refundPk, amount: reversal });
+  return reversal;
+}
+
+const CONVERSION_COLUMNS = ['conversion_id', 'claim_id', 'advocate_id', 'order_value', 'refunded_total', 'status'];
+
+/** order_id, else conversion_id, else claim_id; the conversion row is locked for the refund. */
+async function findTarget(trx: Knex.Transaction, brandId: string, input: RefundInput): Promise<Target> {
+  const conversions = () => trx('conversions').select(CONVERSION_COLUMNS).where({ brand_id: brandId }).forUpdate();
+  let conversion: Record<string, any> | undefined;
+  let claim: ClaimRecord | null = null;
+  let lookedFor: string;
+  if (input.order_id != null) {
+    lookedFor = `order_id ${input.order_id}`;
+    conversion = await conversions().andWhere({ order_id: input.order_id }).first();
+  } else if (input.conversion_id != null) {
+    lookedFor = `conversion_id ${input.conversion_id}`;
+    conversion = await conversions().andWhere({ conversion_id: input.conversion_id }).first();
+  } else if (input.claim_id != null) {
+    lookedFor = `claim_id ${input.claim_id}`;
+    conversion = await conversions().andWhere({ claim_id: input.claim_id }).orderBy('conversion_id', 'desc').first();
+    if (!conversion) claim = await findClaim(trx, brandId, input.claim_id, true);
+  } else {
+    throw new Invalid('one of order_id, conversion_id or claim_id is required');
+  }
+  if (conversion?.claim_id != null) claim = await findClaim(trx, brandId, Number(conversion.claim_id), true);
+  if (!conversion && !claim) throw new NotFound(`no conversion or claim found for ${lookedFor}`);
+  return { conversion: conversion ?? null, claim };
+}
+
+function duplicateResult(target: Target, earlier: Record<string, any>): RefundResult {
+  const record = target.conversion ?? target.claim!;
+  const orderValue = target.conversion ? centsFromDecimal(target.conversion.order_value) : centsFromDecimal(target.claim!.claim_value);
+  const refundedTotal = centsFromDecimal(record.refunded_total);
+  return {
+    duplicate: true,
+    status: String(record.status),
+    claim_updated: false,
+    conversion_updated: false,
+    claim_id: target.claim?.claim_id ?? null,
+    conversion_id: target.conversion ? Number(target.conversion.conversion_id) : null,
+    refund_id: earlier.refund_id,
+    refund_amount: amountFromCents(centsFromDecimal(earlier.amount)),
+    refunded_total: amountFromCents(refundedTotal),
+    remaining: amountFromCents(orderValue - refundedTotal),
+    reward_reversed: 0,
+  };
+}

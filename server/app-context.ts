@@ -1,0 +1,25 @@
+import type Koa from 'koa';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { Brand } from '../core/brands/brand';
+import type { Config } from './config';
+
+export interface AppDeps {
+  db: Knex;
+  config: Config;
+  logger: Logger;
+}
+
+export interface AppState {
+  /** The request body exactly as received: signatures are computed over these bytes. */
+  rawBody?: Buffer;
+  /** The authenticated brand (API key or signature). */
+  brand?: Brand;
+}
+
+export interface AppContext {
+  deps: AppDeps;
+}
+
+export type Ctx = Koa.ParameterizedContext<AppState, AppContext>;
+export type Middleware = Koa.Middleware<AppState, AppContext>;

@@ -1,0 +1,30 @@
+import Router from '@koa/router';
+import Koa from 'koa';
+import { apiRoutes } from './api-routes';
+import type { AppContext, AppDeps, AppState } from './app-context';
+import { errorEnvelope } from './middleware/error-envelope';
+import { requestLog } from './middleware/request-log';
+import { requireHttps } from './middleware/require-https';
+import { healthz, readyz } from './routes/health';
+
+export type App = Koa<AppState, AppContext>;
+
+/** Builds the Koa app without listening: tests hand `app.callback()` to supertest. */
+export function createApp(deps: AppDeps): App {
+  const app = new Koa<AppState, AppContext>({ proxy: deps.config.trustProxy });
+  app.context.deps = deps;
+  app.silent = true; // errors are logged by errorEnvelope, once
+
+  const probes = new Router<AppState, AppContext>();
+  probes.get('/healthz', healthz);
+  probes.get('/readyz', readyz);
+
+  app.use(requestLog);
+  app.use(errorEnvelope);
+  app.use(probes.routes());
+  app.use(requireHttps);
+  const api = apiRoutes();
+  app.use(api.routes());
+  app.use(api.allowedMethods());
+  return app;
+}

@@ -1,0 +1,137 @@
+import { createAdvocate, getAdvocate, listAdvocates } from '../../core/advocates/advocates';
+import { createApiKey, listApiKeys, revokeApiKey } from '../../core/brands/api-keys';
+import { PLANS, createBrand, getBrand, listBrands, updateBrand } from '../../core/brands/brand';
+import { migrateToLatest } from '../../core/db/migrate';
+import { inTransaction } from '../../core/db/transaction';
+import { rewardBalance } from '../../core/ledger/reward-ledger';
+import { brandFlag, choiceFlag, numberFlag, optionalFlag, requiredFlag } from './args';
+import { CliError } from './cli-error';
+import type { Command } from './command';
+
+const REWARD_TYPES = ['fixed', 'percentage'] as const;
+
+function brandSettingsFlags(flags: Parameters<Command['run']>[0]) {
+  const settings = {
+    reward_type: choiceFlag(flags, 'reward-type', REWARD_TYPES),
+    reward_value: numberFlag(flags, 'reward-value'),
+    referee_discount_type: choiceFlag(flags, 'referee-discount-type', REWARD_TYPES),
+    referee_discount_value: numberFlag(flags, 'referee-discount-value'),
+    referee_min_purchase: numberFlag(flags, 'referee-min-purchase'),
+    referee_discount_cap: numberFlag(flags, 'referee-discount-cap'),
+    attribution_model: choiceFlag(flags, 'attribution-model', ['last_click', 'first_click'] as const),
+    attribution_window_days: numberFlag(flags, 'attribution-window-days', { integer: true }),
+  };
+  if (settings.attribution_window_days === 0) throw new CliError('--attribution-window-days must be at least 1');
+  for (const percentKey of [['reward_type', 'reward_value'], ['referee_discount_type', 'referee_discount_value']] as const) {
+    const [typeKey, valueKey] = percentKey;
+    if (settings[typeKey] === 'percentage' && (settings[valueKey] ?? 0) > 100) {
+      throw new CliError(`--${valueKey.replace(/_/g, '-')} is a percentage and must be at most 100`);
+    }
+  }
+  return Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined));
+}
+
+export const coreCommands: Record<string, Command> = {
+  migrate: {
+    usage: 'migrate',
+    async run(_flags, { db }) {
+      return { migrations_run: await migrateToLatest(db) };
+    },
+  },
+  'brand create': {
+    usage:
+      'brand create --name N --plan starter|growth|premier [--reward-type fixed|percentage --reward-value V] ' +
+      '[--referee-discount-type fixed|percentage --referee-discount-value V] [--json]',
+    async run(flags, { db, config }) {
+      const name = requiredFlag(flags, 'name');
+      const plan = choiceFlag(flags, 'plan', PLANS);
+      if (!plan) throw new CliError(`--plan is required (one of ${PLANS.join(', ')})`);
+      const settings = brandSettingsFlags(flags);
+      return inTransaction(db, async (trx) => {
+        const brand = await createBrand(trx, { name, plan, ...settings });
+        const key = await createApiKey(trx, brand.brand_id, config.keyEncryptionSecret, 'initial');
+        return { brand_id: brand.brand_id, api_key: key.api_key, key_id: key.key_id, brand };
+      });
+    },
+  },
+  'brand list': {
+    usage: 'brand list [--json]',
+    async run(_flags, { db }) {
+      return { brands: await listBrands(db) };
+    },
+  },
+  'brand show': {
+    usage: 'brand show --brand ID [--json]',
+    async run(flags, { db }) {
+      return { brand: await getBrand(db, brandFlag(flags)) };
+    },
+  },
+  'brand settings': {
+    usage:
+      'brand settings --brand ID [--plan P] [--attribution-model last_click|first_click] [--attribution-window-days N] ' +
+      '[--referee-discount-type fixed|percentage] [--referee-discount-value V] [--referee-min-purchase V] ' +
+      '[--referee-discount-cap V] [--reward-type fixed|percentage] [--reward-value V] [--json]',
+    async run(flags, { db }) {
+      const brandId = brandFlag(flags);
+      const plan = choiceFlag(flags, 'plan', PLANS);
+      const changes = { ...brandSettingsFlags(flags), ...(plan ? { plan } : {}) };
+      if (Object.keys(changes).length === 0) throw new CliError('nothing to change: pass at least one setting');
+      return { brand: await updateBrand(db, brandId, changes) };
+    },
+  },
+  'key create': {
+    usage: 'key create --brand ID [--label L] [--json]',
+    async run(flags, { db, config }) {
+      const brandId = brandFlag(flags);
+      await getBrand(db, brandId);
+      return createApiKey(db, brandId, config.keyEncryptionSecret, optionalFlag(flags, 'label') ?? null);
+    },
+  },
+  'key list': {
+    usage: 'key list --brand ID [--json]',
+    async run(flags, { db }) {
+      return { keys: await listApiKeys(db, brandFlag(flags)) };
+    },
+  },
+  'key revoke': {
+    usage: 'key revoke --brand ID --key KEY_ID [--json]',
+    async run(flags, { db }) {
+      return revokeApiKey(db, brandFlag(flags), requiredFlag(flags, 'key'));
+    },
+  },
+  'advocate create': {
+    usage: 'advocate create --brand ID --email E --first-name F [--last-name L] [--code C] [--json]',
+    async run(flags, { db }) {
+      const brandId = brandFlag(flags);
+      const email = requiredFlag(flags, 'email');
+      if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new CliError(`--email must be an email address (got "${email}")`);
+      const firstName = requiredFlag(flags, 'first-name');
+      return inTransaction(db, async (trx) => {
+        await getBrand(trx, brandId);
+        const advocate = await createAdvocate(trx, brandId, {
+          email,
+          first_name: firstName,
+          last_name: optionalFlag(flags, 'last-name') ?? null,
+          code: optionalFlag(flags, 'code'),
+        });
+        return { advocate_id: advocate.advocate_id, referral_code: advocate.referral_codes[0], advocate };
+      });
+    },
+  },
+  'advocate list': {
+    usage: 'advocate list --brand ID [--json]',
+    async run(flags, { db }) {
+      return { advocates: await listAdvocates(db, brandFlag(flags)) };
+    },
+  },
+  'advocate balance': {
+    usage: 'advocate balance --brand ID --advocate ADVOCATE_ID [--json]',
+    async run(flags, { db }) {
+      const brandId = brandFlag(flags);
+      const advocateId = numberFlag(flags, 'advocate', { integer: true });
+      if (advocateId === undefined) throw new CliError('--advocate is required');
+      await getAdvocate(db, brandId, advocateId);
+      return rewardBalance(db, brandId, advocateId);
+    },
+  },
+};

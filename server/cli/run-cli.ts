@@ -1,0 +1,43 @@
+import { DomainError } from '../../core/errors';
+import { splitArgs } from './args';
+import { CliError } from './cli-error';
+import type { CliEnv, Command } from './command';
+import { coreCommands } from './core-commands';
+
+/** Every command of `referrals`, by its words. Connectors add theirs here. */
+export const commands: Record<string, Command> = { ...coreCommands };
+
+export interface CliOutput {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function usage(): string {
+  return ['usage: referrals <command> [--json]', '', ...Object.values(commands).map((command) => `  referrals ${command.usage}`)].join('\n');
+}
+
+/** Human output: `key: value` lines; nested lists as indented JSON. */
+function humanize(result: unknown): string {
+  if (result === null || typeof result !== 'object') return String(result);
+  return Object.entries(result as Record<string, unknown>)
+    .map(([key, value]) => `${key}: ${typeof value === 'object' && value !== null ? JSON.stringify(value, null, 2) : String(value)}`)
+    .join('\n');
+}
+
+/** Runs one command line against a database; never throws, never exits the process. */
+export async function runCli(argv: string[], env: CliEnv): Promise<CliOutput> {
+  const { words, flags } = splitArgs(argv);
+  if (words.length === 0 || flags.help) return { code: words.length === 0 ? 2 : 0, stdout: flags.help ? usage() + '\n' : '', stderr: flags.help ? '' : usage() + '\n' };
+  const name = Object.keys(commands).find((candidate) => candidate === words.join(' '));
+  if (!name) return { code: 2, stdout: '', stderr: `unknown command "${words.join(' ')}"\n\n${usage()}\n` };
+  try {
+    const result = await commands[name]!.run(flags, env);
+    const stdout = flags.json ? JSON.stringify(result) : humanize(result);
+    return { code: 0, stdout: stdout + '\n', stderr: '' };
+  } catch (error) {
+    if (error instanceof CliError) return { code: 2, stdout: '', stderr: `error: ${error.message}\nusage: referrals ${commands[name]!.usage}\n` };
+    if (error instanceof DomainError) return { code: 1, stdout: '', stderr: `error: ${error.message}\n` };
+    return { code: 1, stdout: '', stderr: `error: ${(error as Error).message}\n` };
+  }
+}

@@ -1,0 +1,74 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+
+/** Requests allowed per client IP in each endpoint's window (the spec's limits are the defaults). */
+export interface RateLimits {
+  visit: number;
+  claim: number;
+  conversion: number;
+  refund: number;
+  eligibility: number;
+  convert: number;
+}
+
+export interface Config {
+  port: number;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  trustProxy: boolean;
+  keyEncryptionSecret: string;
+  logLevel: string;
+  rateLimits: RateLimits;
+}
+
+export const DEFAULT_RATE_LIMITS: RateLimits = {
+  visit: 100,
+  claim: 20,
+  conversion: 20,
+  refund: 20,
+  eligibility: 100,
+  convert: 100,
+};
+
+function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return value;
+}
+
+/**
+ * The secret that encrypts API keys at rest. Without KEY_ENCRYPTION_SECRET a random one is kept in
+ * the data directory so a developer's `npm start` and `npx referrals` agree; production sets it.
+ */
+function keyEncryptionSecret(env: NodeJS.ProcessEnv, dataDir: string): string {
+  if (env.KEY_ENCRYPTION_SECRET) return env.KEY_ENCRYPTION_SECRET;
+  const file = path.resolve(dataDir, 'key-encryption-secret');
+  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const secret = randomBytes(32).toString('base64url');
+  fs.writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
+  return secret;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const dataDir = env.DATA_DIR || './.data';
+  return {
+    port: positiveInt(env, 'PORT', 3000),
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir,
+    trustProxy: env.TRUST_PROXY === 'true',
+    keyEncryptionSecret: keyEncryptionSecret(env, dataDir),
+    logLevel: env.LOG_LEVEL || 'info',
+    rateLimits: {
+      visit: positiveInt(env, 'RATE_LIMIT_VISIT', DEFAULT_RATE_LIMITS.visit),
+      claim: positiveInt(env, 'RATE_LIMIT_CLAIM', DEFAULT_RATE_LIMITS.claim),
+      conversion: positiveInt(env, 'RATE_LIMIT_CONVERSION', DEFAULT_RATE_LIMITS.conversion),
+      refund: positiveInt(env, 'RATE_LIMIT_REFUND', DEFAULT_RATE_LIMITS.refund),
+      eligibility: positiveInt(env, 'RATE_LIMIT_ELIGIBILITY', DEFAULT_RATE_LIMITS.eligibility),
+      convert: positiveInt(env, 'RATE_LIMIT_CONVERT', DEFAULT_RATE_LIMITS.convert),
+    },
+  };
+}

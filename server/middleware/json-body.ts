@@ -1,0 +1,39 @@
+import type { Middleware } from '../app-context';
+import { HttpError } from '../http-error';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** Reads the raw body (kept as bytes for signature checks), at most 1 MiB, without parsing it. */
+export const readRawBody: Middleware = async (ctx, next) => {
+  if (ctx.method !== 'POST' && ctx.method !== 'PUT' && ctx.method !== 'PATCH') return next();
+  const declared = Number(ctx.get('content-length') || 0);
+  if (declared > MAX_BODY_BYTES) throw new HttpError(413, `request body exceeds ${MAX_BODY_BYTES} bytes`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) {
+      ctx.req.resume(); // drain, so the 413 can still be written
+      throw new HttpError(413, `request body exceeds ${MAX_BODY_BYTES} bytes`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  ctx.state.rawBody = Buffer.concat(chunks);
+  return next();
+};
+
+/** Parses the raw body as one JSON object; anything else is a 400. */
+export function parseJsonObject(raw: Buffer | undefined): Record<string, unknown> {
+  const text = raw?.toString('utf8') ?? '';
+  if (text.trim() === '') throw new HttpError(400, 'request body must be a JSON object');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new HttpError(400, 'request body is not valid JSON');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new HttpError(400, 'request body must be a JSON object');
+  }
+  return parsed as Record<string, unknown>;
+}

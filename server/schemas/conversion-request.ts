@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import { type ConversionInput, DISCOUNT_TYPES, REFERRAL_TYPES } from '../../core/conversions/conversion-input';
+import { decimalFromCents, toCents } from '../../core/money';
+import { contentHash } from './content-hash';
+import { amount, couponEntry, email, lines, metadata, orderId, text } from './fields';
+import { itemLines, productLines } from './product-line';
+
+/** Fields both conversion forms accept. */
+const common = {
+  customer_name: text().optional(),
+  referral_code: text().trim().min(1).optional(),
+  visitor_id: text().optional(),
+  claim_id: z.number().int().positive().optional(),
+  referrer_reward_paid: amount().optional(),
+  referee_reward_paid: amount().optional(),
+  discount_value: amount().optional(),
+  discount_type: z.enum(DISCOUNT_TYPES).optional(),
+  type: z.enum(REFERRAL_TYPES).optional(),
+  products: productLines().optional(),
+  items: itemLines().optional(),
+  coupons_applied: lines(couponEntry()).optional(),
+  source: text().optional(),
+  status: z.enum(['completed', 'pending']).optional(),
+  currency: text().optional(),
+  metadata: metadata().optional(),
+};
+
+/** Primary form: email (or customer_email), order_id and order_value. */
+export const conversionPrimarySchema = z
+  .object({
+    ...common,
+    email: email().optional(),
+    customer_email: email().optional(),
+    order_id: orderId(),
+    order_value: amount(),
+    order_subtotal: amount().optional(),
+    discount_applied: amount().optional(),
+    total_discount: amount().optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.email === undefined && body.customer_email === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['email'], message: 'email (or customer_email) is required' });
+    }
+  });
+
+/** Alternate form: customer_email, order_total, tax, shipping and discount (0 when not applicable). */
+export const conversionAlternateSchema = z
+  .object({
+    ...common,
+    customer_email: email().optional(),
+    email: email().optional(),
+    order_id: orderId().optional(),
+    order_total: amount(),
+    tax: amount(),
+    shipping: amount(),
+    discount: amount(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.customer_email === undefined && body.email === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['customer_email'], message: 'customer_email is required' });
+    }
+  });
+
+type Common = z.infer<typeof conversionPrimarySchema> | z.infer<typeof conversionAlternateSchema>;
+
+function commonInput(body: Common) {
+  return {
+    email: (body.email ?? body.customer_email)!,
+    customer_name: body.customer_name,
+    referral_code: body.referral_code,
+    visitor_id: body.visitor_id,
+    claim_id: body.claim_id,
+    referrer_reward_paid: body.referrer_reward_paid,
+    referee_reward_paid: body.referee_reward_paid,
+    discount_value: body.discount_value,
+    discount_type: body.discount_type,
+    type: body.type ?? 'referral',
+    products: [...(body.products ?? []), ...(body.items ?? [])],
+    coupons_applied: body.coupons_applied ?? [],
+    source: body.source,
+    status: body.status ?? 'completed',
+    currency: body.currency,
+    metadata: body.metadata ?? {},
+  } satisfies Partial<ConversionInput>;
+}
+
+/** Either form of POST /api/v1/track/conversion → the one input recordConversion takes. */
+export function parseConversionRequest(body: Record<string, unknown>): ConversionInput {
+  const isAlternate = body.order_value === undefined && body.order_total !== undefined;
+  if (!isAlternate) {
+    const primary = conversionPrimarySchema.parse(body);
+    return {
+      ...commonInput(primary),
+      order_id: primary.order_id,
+      order_value: primary.order_value,
+      order_subtotal: primary.order_subtotal,
+      discount_applied: primary.discount_applied,
+      total_discount: primary.total_discount,
+    };
+  }
+  const alternate = conversionAlternateSchema.parse(body);
+  const subtotal = toCents(alternate.order_total) - toCents(alternate.tax) - toCents(alternate.shipping);
+  return {
+    ...commonInput(alternate),
+    order_id: alternate.order_id ?? null,
+    content_hash: alternate.order_id === undefined ? contentHash(body) : null,
+    order_value: alternate.order_total,
+    order_subtotal: Number(decimalFromCents(Math.max(0, subtotal))),
+    discount_applied: alternate.discount,
+    total_discount: alternate.discount,
+  };
+}
