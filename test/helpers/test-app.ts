@@ -1,0 +1,39 @@
+import type { Knex } from 'knex';
+import pino from 'pino';
+import supertest from 'supertest';
+import { createApp, type App } from '../../server/app';
+import { type Config, type RateLimits } from '../../server/config';
+import { testDatabase } from './test-database';
+
+export const TEST_SECRET = 'test-key-encryption-secret';
+
+/** Rate limits high enough that only the tests about limits ever meet them. */
+export const GENEROUS_LIMITS: RateLimits = { visit: 1e6, claim: 1e6, conversion: 1e6, refund: 1e6, eligibility: 1e6, convert: 1e6 };
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return {
+    port: 0,
+    databaseUrl: process.env.TEST_DATABASE_URL,
+    dataDir: '/nonexistent-test-data-dir',
+    trustProxy: false,
+    keyEncryptionSecret: TEST_SECRET,
+    logLevel: 'silent',
+    rateLimits: GENEROUS_LIMITS,
+    ...overrides,
+  };
+}
+
+export interface TestApp {
+  app: App;
+  db: Knex;
+  config: Config;
+  http: ReturnType<typeof supertest>;
+}
+
+/** A Koa app on the test database (real PostgreSQL under TEST_DATABASE_URL, else PGlite). */
+export async function startTestApp(overrides: Partial<Config> = {}, db?: Knex): Promise<TestApp> {
+  const database = db ?? (await testDatabase());
+  const config = testConfig(overrides);
+  const app = createApp({ db: database, config, logger: pino({ level: 'silent' }) });
+  return { app, db: database, config, http: supertest(app.callback()) };
+}
