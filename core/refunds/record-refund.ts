@@ -61,7 +61,7 @@ export async function recordRefund(trx: Knex.Transaction, brand: Brand, input: R
     await trx('conversions')
       .where({ brand_id: brandId, conversion_id: target.conversion.conversion_id })
       .update({ status, refunded_total: decimalFromCents(refundedTotal), updated_at: trx.fn.now() });
-    rewardReversed = await reverseConversionReward(trx, brandId, target.conversion, Number(refund.refund_pk), amount, orderValue, full);
+    rewardReversed = await reverseConversionReward(trx, brandId, target.conversion, Number(refund.refund_pk), refundedTotal, orderValue, full);
   }
   if (target.claim) {
     await trx('claims')
@@ -91,13 +91,17 @@ function refundAmount(input: RefundInput, refundedBefore: Cents, remaining: Cent
   return remaining;
 }
 
-/** Reverses reward × amount / order_value; a full refund reverses whatever is still credited. */
+/**
+ * Reverses reward × refund / order_value. Computed on the cumulative refund (what should be
+ * reversed by now, minus what already was) so rounding never drifts; a full refund reverses
+ * whatever is still credited.
+ */
 async function reverseConversionReward(
   trx: Knex.Transaction,
   brandId: string,
   conversion: Record<string, any>,
   refundPk: number,
-  amount: Cents,
+  refundedTotal: Cents,
   orderValue: Cents,
   full: boolean,
 ): Promise<Cents> {
@@ -108,9 +112,10 @@ async function reverseConversionReward(
     .whereIn('kind', ['credit', 'reversal'])
     .groupBy('kind');
   const credited = centsFromDecimal(rows.find((row) => row.kind === 'credit')?.total ?? '0');
-  const outstanding = credited + centsFromDecimal(rows.find((row) => row.kind === 'reversal')?.total ?? '0');
+  const reversedSoFar = -centsFromDecimal(rows.find((row) => row.kind === 'reversal')?.total ?? '0');
+  const outstanding = credited - reversedSoFar;
   if (outstanding <= 0) return 0;
-  const reversal = full ? outstanding : Math.min(outstanding, prorate(credited, amount, orderValue));
+  const reversal = full ? outstanding : Math.min(outstanding, Math.max(0, prorate(credited, refundedTotal, orderValue) - reversedSoFar));
   await reverseReward(trx, { brandId, advocateId: Number(conversion.advocate_id), conversionId: Number(conversion.conversion_id), refundPk, amount: reversal });
   return reversal;
 }

@@ -1,0 +1,49 @@
+import { givenBrand } from '../helpers/fixtures';
+import { type TestApp, startTestApp } from '../helpers/test-app';
+import { closeTestDatabase } from '../helpers/test-database';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(closeTestDatabase);
+
+describe('request bodies', () => {
+  it('returns 400 for malformed JSON', async () => {
+    const brand = await givenBrand(t.db);
+    const response = await t.http.post('/api/v1/track/conversion').set(brand.headers).set('Content-Type', 'application/json').send('{"email": "a@example.com",');
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ success: false, error: 'request body is not valid JSON' });
+  });
+
+  it('returns 400 for a JSON array or an empty body', async () => {
+    const brand = await givenBrand(t.db);
+    const array = await t.http.post('/api/v1/track/conversion').set(brand.headers).set('Content-Type', 'application/json').send('[1]');
+    expect(array.status).toBe(400);
+    const empty = await t.http.post('/api/v1/track/conversion').set(brand.headers);
+    expect(empty.status).toBe(400);
+  });
+
+  it('returns 413 for a body over 1 MiB', async () => {
+    const brand = await givenBrand(t.db);
+    const big = JSON.stringify({ email: 'a@example.com', order_id: '1', order_value: 1, metadata: { pad: 'x'.repeat(1024 * 1024) } });
+    const response = await t.http.post('/api/v1/track/conversion').set(brand.headers).set('Content-Type', 'application/json').send(big);
+    expect(response.status).toBe(413);
+    expect(response.body.success).toBe(false);
+  });
+
+  it('answers unknown routes with the error envelope', async () => {
+    const response = await t.http.post('/api/v1/nothing-here').send({});
+    expect(response.status).toBe(404);
+    expect(response.body.success).toBe(false);
+  });
+});
+
+describe('probes', () => {
+  it('GET /healthz and GET /readyz answer 200', async () => {
+    expect((await t.http.get('/healthz')).status).toBe(200);
+    const ready = await t.http.get('/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.body.data.status).toBe('ready');
+  });
+});

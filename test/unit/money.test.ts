@@ -1,0 +1,29 @@
+import { amountFromCents, centsFromDecimal, decimalFromCents, percentOf, prorate, toCents } from '../../core/money';
+
+describe('money', () => {
+  it('turns major units into cents without binary noise', () => {
+    expect(toCents(19.99)).toBe(1999);
+    expect(toCents(1.005)).toBe(101);
+    expect(toCents(0.1 + 0.2)).toBe(30);
+    expect(toCents(120)).toBe(12000);
+  });
+
+  it('round-trips numeric(14,2) text exactly', () => {
+    expect(centsFromDecimal('999999999999.99')).toBe(99999999999999);
+    expect(decimalFromCents(99999999999999)).toBe('999999999999.99');
+    expect(decimalFromCents(-5)).toBe('-0.05');
+    expect(centsFromDecimal('-0.05')).toBe(-5);
+    expect(amountFromCents(1234)).toBe(12.34);
+  });
+
+  it('computes percentages and pro-rata shares in integer arithmetic, rounding half up', () => {
+    expect(percentOf(12000, 10)).toBe(1200);
+    expect(percentOf(999, 12.5)).toBe(125); // 124.875
+    expect(prorate(1000, 1000, 3000)).toBe(333);
+    expect(prorate(1000, 2000, 3000)).toBe(667);
+  });
+
+  it('refuses amounts beyond numeric(14,2)', () => {
+    expect(() => toCents(1e13)).toThrow(RangeError);
+  });
+});
