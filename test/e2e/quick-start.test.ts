@@ -50,7 +50,7 @@ describe('quick start on the embedded database', () => {
       body: JSON.stringify({ email: 'bob@example.com', order_id: '1001', order_value: 120, referral_code: advocate.referral_code }),
     });
     expect(response.status).toBe(201);
-    expect((await response.json()).data).toMatchObject({ order_value: 120, referrer_reward_paid: 12 });
+    expect(((await response.json()) as { data: unknown }).data).toMatchObject({ order_value: 120, referrer_reward_paid: 12 });
     const balance = JSON.parse(
       (await run('node', [BIN, 'advocate', 'balance', '--brand', brand.brand_id, '--advocate', String(advocate.advocate_id), '--json'], { env, cwd: ROOT })).stdout,
     );
