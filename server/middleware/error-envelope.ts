@@ -13,6 +13,12 @@ function statusOf(error: DomainError): number {
   return 500;
 }
 
+/** SQLSTATE class 22: data exception (numeric out of range, invalid text representation, ...). */
+function isPostgresDataError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('22');
+}
+
 /** The one place errors become HTTP: `{success: false, error}` with the right status. */
 export const errorEnvelope: Middleware = async (ctx, next) => {
   try {
@@ -32,8 +38,11 @@ export const errorEnvelope: Middleware = async (ctx, next) => {
     } else if (error instanceof DomainError) {
       ctx.status = statusOf(error);
       ctx.body = { success: false, error: error.message, ...error.details };
+    } else if (isPostgresDataError(error)) {
+      // A value PostgreSQL refused (out of range, bad encoding): the caller's input, not our fault.
+      ctx.status = 400;
+      ctx.body = { success: false, error: `invalid value: ${(error as Error).message.split(' - ').pop()}` };
     } else {
-      ctx.state.rawBody = undefined;
       ctx.app.context.deps.logger.error({ err: error, path: ctx.path }, 'unhandled error');
       ctx.status = 500;
       ctx.body = { success: false, error: 'Internal server error' };

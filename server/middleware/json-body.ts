@@ -32,6 +32,8 @@ export function parseJsonObject(raw: Buffer | undefined): Record<string, unknown
   } catch {
     throw new HttpError(400, 'request body is not valid JSON');
   }
+  // PostgreSQL text cannot hold NUL; refuse it here rather than fail deep in a write.
+  if (text.includes('\u0000') || text.includes('\\u0000')) throw new HttpError(400, 'request body must not contain NUL characters');
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new HttpError(400, 'request body must be a JSON object');
   }

@@ -24,6 +24,13 @@ describe('request bodies', () => {
     expect(empty.status).toBe(400);
   });
 
+  it('returns 400, not 500, for a NUL character PostgreSQL cannot store', async () => {
+    const brand = await givenBrand(t.db);
+    const response = await t.http.post('/api/v1/track/conversion').set(brand.headers).set('Content-Type', 'application/json').send('{"email":"a\\u0000@example.com","order_id":"1","order_value":1}');
+    expect(response.status).toBe(400);
+    expect(response.body.error).toContain('NUL');
+  });
+
   it('returns 413 for a body over 1 MiB', async () => {
     const brand = await givenBrand(t.db);
     const big = JSON.stringify({ email: 'a@example.com', order_id: '1', order_value: 1, metadata: { pad: 'x'.repeat(1024 * 1024) } });
