@@ -1,5 +1,9 @@
 import type { Knex } from 'knex';
 import * as coreSchema from './20261122_0001_core_schema';
+import * as claimRedemptionsAndVisitClicks from './20261123_0002_claim_redemptions_and_visit_clicks';
+import * as rateLimits from './20261124_0003_rate_limits';
+import * as shopify from './20261125_0004_shopify';
+import * as medusa from './20261126_0005_medusa';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -10,4 +14,8 @@ export interface Migration {
 // and compiled JavaScript. Append new migrations; never reorder or edit a landed one.
 export const migrations: Array<[name: string, migration: Migration]> = [
   ['20261122_0001_core_schema', coreSchema],
+  ['20261123_0002_claim_redemptions_and_visit_clicks', claimRedemptionsAndVisitClicks],
+  ['20261124_0003_rate_limits', rateLimits],
+  ['20261125_0004_shopify', shopify],
+  ['20261126_0005_medusa', medusa],
 ];

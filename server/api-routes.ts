@@ -2,15 +2,25 @@ import Router from '@koa/router';
 import type { AppContext, AppState } from './app-context';
 import { authenticateApiKey } from './middleware/authenticate-api-key';
 import { readRawBody } from './middleware/json-body';
+import { rateLimit } from './middleware/rate-limit';
 import { requirePlan } from './middleware/require-plan';
+import { verifyAlSignature } from './middleware/verify-al-signature';
+import { checkEligibilityRoute } from './routes/check-eligibility';
+import { convert } from './routes/convert';
+import { trackClaim } from './routes/track-claim';
 import { trackConversion } from './routes/track-conversion';
 import { trackRefund } from './routes/track-refund';
+import { trackVisit } from './routes/track-visit';
 
-/** /api/v1: every route reads its raw body, then authenticates, then gates by plan. */
+/** /api/v1: every route is rate-limited per IP, then reads its raw body, authenticates, gates by plan. */
 export function apiRoutes(): Router<AppState, AppContext> {
   const router = new Router<AppState, AppContext>({ prefix: '/api/v1' });
   const allPlans = requirePlan('starter', 'growth', 'premier');
-  router.post('/track/conversion', readRawBody, authenticateApiKey, allPlans, trackConversion);
-  router.post('/track/refund', readRawBody, authenticateApiKey, allPlans, trackRefund);
+  router.post('/track/conversion', rateLimit('conversion'), readRawBody, authenticateApiKey, allPlans, trackConversion);
+  router.post('/track/refund', rateLimit('refund'), readRawBody, authenticateApiKey, allPlans, trackRefund);
+  router.post('/track/visit', rateLimit('visit'), readRawBody, authenticateApiKey, requirePlan('premier'), trackVisit);
+  router.post('/track/claim', rateLimit('claim'), readRawBody, authenticateApiKey, requirePlan('premier'), trackClaim);
+  router.post('/track/check-eligibility', rateLimit('eligibility'), readRawBody, authenticateApiKey, allPlans, checkEligibilityRoute);
+  router.post('/convert', rateLimit('convert'), readRawBody, verifyAlSignature, convert);
   return router;
 }

@@ -1,5 +1,7 @@
 import Router from '@koa/router';
 import Koa from 'koa';
+import { medusaRoutes } from '../connectors/medusa/http-routes';
+import { shopifyRoutes } from '../connectors/shopify/http-routes';
 import { apiRoutes } from './api-routes';
 import type { AppContext, AppDeps, AppState } from './app-context';
 import { errorEnvelope } from './middleware/error-envelope';
@@ -11,7 +13,8 @@ export type App = Koa<AppState, AppContext>;
 
 /** Builds the Koa app without listening: tests hand `app.callback()` to supertest. */
 export function createApp(deps: AppDeps): App {
-  const app = new Koa<AppState, AppContext>({ proxy: deps.config.trustProxy });
+  // maxIpsCount 1: the client is the address our proxy appended to X-Forwarded-For, never an entry the client sent.
+  const app = new Koa<AppState, AppContext>({ proxy: deps.config.trustProxy, maxIpsCount: 1 });
   app.context.deps = deps;
   app.silent = true; // errors are logged by errorEnvelope, once
 
@@ -23,6 +26,8 @@ export function createApp(deps: AppDeps): App {
   app.use(errorEnvelope);
   app.use(probes.routes());
   app.use(requireHttps);
+  app.use(medusaRoutes().routes());
+  app.use(shopifyRoutes().routes());
   const api = apiRoutes();
   app.use(api.routes());
   app.use(api.allowedMethods());

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { createDatabase, isEmbedded } from '../core/db/create-database';
 import { migrateToLatest } from '../core/db/migrate';
+import { startShopifyInboxWorker } from '../connectors/shopify/inbox-worker';
 import { createApp } from './app';
 import { adminSocketPath, serveAdminSocket } from './cli/admin-socket';
 import { runCli } from './cli/run-cli';
@@ -15,6 +16,7 @@ async function main(): Promise<void> {
   if (ran.length > 0) logger.info({ migrations: ran }, 'migrations applied');
 
   const app = createApp({ db, config, logger });
+  startShopifyInboxWorker({ db, config, logger });
   const server = http.createServer(app.callback());
   const admin = isEmbedded(db)
     ? serveAdminSocket(adminSocketPath(config.dataDir), (argv) =>

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Executor } from '../db/transaction';
 import { NotFound } from '../errors';
+import { brandChanged } from './brand-changes';
 import { decryptSecret, encryptSecret, hashApiKey } from './key-encryption';
 
 export interface ApiKeySummary {
@@ -74,6 +75,7 @@ export async function revokeApiKey(db: Executor, brandId: string, keyId: string)
     .update({ revoked_at: db.raw('coalesce(revoked_at, now())') })
     .returning('*');
   if (!row) throw new NotFound(`key ${keyId} not found for brand ${brandId}`);
+  brandChanged(brandId);
   return toSummary(row as ApiKeyRow);
 }
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Executor } from '../db/transaction';
 import { NotFound } from '../errors';
+import { brandChanged } from './brand-changes';
 
 export const PLANS = ['starter', 'growth', 'premier'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -101,5 +102,6 @@ export async function updateBrand(
     .update({ ...changes, updated_at: db.fn.now() })
     .returning('*');
   if (!row) throw new NotFound(`brand ${brandId} not found`);
+  brandChanged(brandId);
   return toBrand(row as BrandRow);
 }

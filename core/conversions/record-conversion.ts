@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { normalizeEmail } from '../advocates/normalize';
 import type { Brand } from '../brands/brand';
 import { markClaimConverted } from '../claims/claim-records';
-import { creditReward } from '../ledger/reward-ledger';
+import { creditNewConversion, creditReward } from '../ledger/reward-ledger';
 import { type Cents, centsFromDecimal, decimalFromCents, percentOf, toCents } from '../money';
 import { type Attribution, attributeConversion } from './attribute-conversion';
 import type { ConversionInput } from './conversion-input';
@@ -32,15 +32,14 @@ export async function recordConversion(trx: Knex.Transaction, brand: Brand, inpu
     return { attributed: true, duplicate: true, conversion: await completeIfPending(trx, brand, winner, input) };
   }
 
-  await insertProducts(trx, brand.brand_id, Number(inserted.conversion_id), input);
   if (attribution.claim) await markClaimConverted(trx, brand.brand_id, attribution.claim.claim_id, input.order_id);
-  if (inserted.status === 'completed') await creditConversion(trx, brand.brand_id, inserted);
   return { attributed: true, duplicate: false, conversion: toConversionView(inserted) };
 }
 
 async function findExisting(trx: Knex.Transaction, brandId: string, input: ConversionInput): Promise<Record<string, any> | undefined> {
   if (input.order_id !== null) {
-    return trx('conversions').select(CONVERSION_VIEW_COLUMNS).where({ brand_id: brandId, order_id: input.order_id }).forUpdate().first();
+    // No row lock: a repeat only reads (so it writes no WAL); completeIfPending upgrades atomically.
+    return trx('conversions').select(CONVERSION_VIEW_COLUMNS).where({ brand_id: brandId, order_id: input.order_id }).first();
   }
   if (!input.content_hash) return undefined;
   // No order_id: the same content inside 24 h is the same order. Serialise on the hash.
@@ -63,9 +62,14 @@ async function completeIfPending(
 ): Promise<ConversionView> {
   if (row.status !== 'pending' || input.status !== 'completed') return toConversionView(row);
   const [updated] = await trx('conversions')
-    .where({ brand_id: brand.brand_id, conversion_id: row.conversion_id })
+    .where({ brand_id: brand.brand_id, conversion_id: row.conversion_id, status: 'pending' })
     .update({ status: 'completed', updated_at: trx.fn.now() })
     .returning(CONVERSION_VIEW_COLUMNS);
+  if (!updated) {
+    // A concurrent repeat upgraded it first (and credited it): report the row as it is now.
+    const current = await trx('conversions').select(CONVERSION_VIEW_COLUMNS).where({ brand_id: brand.brand_id, conversion_id: row.conversion_id }).first();
+    return toConversionView(current);
+  }
   await creditConversion(trx, brand.brand_id, updated);
   return toConversionView(updated);
 }
@@ -106,7 +110,7 @@ async function insertConversion(
   const totalDiscount = input.total_discount != null ? toCents(input.total_discount) : discountApplied;
   const optional = (amount: number | null | undefined) => (amount == null ? null : decimalFromCents(toCents(amount)));
 
-  const rows = await trx('conversions')
+  const insert = trx('conversions')
     .insert({
       brand_id: brand.brand_id,
       order_id: input.order_id,
@@ -136,25 +140,33 @@ async function insertConversion(
     .onConflict(['brand_id', 'order_id'])
     .ignore()
     .returning(CONVERSION_VIEW_COLUMNS);
+  // One round trip for the whole write: a lost race inserts nothing, so no lines and no credit.
+  const { rows } = await trx.raw(
+    `WITH conversion AS (?),
+     lines AS (
+       INSERT INTO conversion_products (brand_id, conversion_id, line_no, name, quantity, price, line_total, sku, attributes)
+       SELECT ?, conversion.conversion_id, line.line_no, line.name, line.quantity, line.price, line.line_total, line.sku, line.attributes
+       FROM conversion, jsonb_to_recordset(?::jsonb)
+         AS line(line_no integer, name text, quantity integer, price numeric, line_total numeric, sku text, attributes jsonb)
+     ),
+     credit AS (?)
+     SELECT * FROM conversion`,
+    [insert, brand.brand_id, JSON.stringify(productRows(input)), creditNewConversion(trx, brand.brand_id, 'conversion')],
+  );
   return rows[0];
 }
 
-async function insertProducts(trx: Knex.Transaction, brandId: string, conversionId: number, input: ConversionInput): Promise<void> {
-  if (input.products.length === 0) return;
-  await trx('conversion_products').insert(
-    input.products.map((line, index) => {
-      const price = toCents(line.price);
-      return {
-        brand_id: brandId,
-        conversion_id: conversionId,
-        line_no: index + 1,
-        name: line.name,
-        quantity: line.quantity,
-        price: decimalFromCents(price),
-        line_total: decimalFromCents(line.line_total != null ? toCents(line.line_total) : price * line.quantity),
-        sku: line.sku ?? null,
-        attributes: JSON.stringify(line.attributes),
-      };
-    }),
-  );
+function productRows(input: ConversionInput) {
+  return input.products.map((line, index) => {
+    const price = toCents(line.price);
+    return {
+      line_no: index + 1,
+      name: line.name,
+      quantity: line.quantity,
+      price: decimalFromCents(price),
+      line_total: decimalFromCents(line.line_total != null ? toCents(line.line_total) : price * line.quantity),
+      sku: line.sku ?? null,
+      attributes: line.attributes,
+    };
+  });
 }

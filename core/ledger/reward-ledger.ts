@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Executor } from '../db/transaction';
 import { type Cents, amountFromCents, centsFromDecimal, decimalFromCents } from '../money';
 
@@ -23,6 +24,21 @@ export async function creditReward(
   return inserted.length > 0;
 }
 
+/**
+ * creditReward for a conversion inserted in the same statement: the body of a CTE that credits
+ * the row of CTE `source` (conversion_id, advocate_id, status, referrer_reward_paid) when it is
+ * completed with a positive reward, so recording an order costs one round trip.
+ */
+export function creditNewConversion(db: Executor, brandId: string, source: string): Knex.Raw {
+  return db.raw(
+    `INSERT INTO reward_ledger (brand_id, advocate_id, conversion_id, kind, amount)
+     SELECT ?, advocate_id, conversion_id, 'credit', referrer_reward_paid FROM ??
+     WHERE status = 'completed' AND referrer_reward_paid > 0
+     ON CONFLICT (brand_id, conversion_id) WHERE kind = 'credit' DO NOTHING`,
+    [brandId, source],
+  );
+}
+
 /** What a conversion still holds in the ledger: its credit minus the reversals so far. */
 export async function outstandingReward(db: Executor, brandId: string, conversionId: number): Promise<Cents> {
   const row = await db('reward_ledger')
@@ -46,6 +62,24 @@ export async function reverseReward(
     kind: 'reversal',
     amount: decimalFromCents(-entry.amount),
   });
+}
+
+/** An advocate claim spends the advocate's reward; one redemption per claim (unique index). */
+export async function redeemReward(
+  db: Executor,
+  entry: { brandId: string; advocateId: number; claimId: number; amount: Cents },
+): Promise<void> {
+  if (entry.amount <= 0) return;
+  await db('reward_ledger')
+    .insert({
+      brand_id: entry.brandId,
+      advocate_id: entry.advocateId,
+      claim_id: entry.claimId,
+      kind: 'redemption',
+      amount: decimalFromCents(-entry.amount),
+    })
+    .onConflict(db.raw("(brand_id, claim_id) WHERE kind = 'redemption'"))
+    .ignore();
 }
 
 export interface RewardBalance {

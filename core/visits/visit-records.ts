@@ -1,4 +1,5 @@
 import type { Executor } from '../db/transaction';
+import { VISITOR_ID_PATTERN } from './visit-input';
 
 /** The code a visitor arrived with most recently, inside the attribution window. */
 export async function lastVisitCode(
@@ -7,7 +8,7 @@ export async function lastVisitCode(
   visitorId: string,
   windowDays: number,
 ): Promise<{ code_normalized: string; advocate_id: number } | null> {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(visitorId)) return null;
+  if (!VISITOR_ID_PATTERN.test(visitorId)) return null;
   const row = await db('visits')
     .select('code_normalized', 'advocate_id')
     .where({ brand_id: brandId, visitor_id: visitorId })

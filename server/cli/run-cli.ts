@@ -3,9 +3,10 @@ import { splitArgs } from './args';
 import { CliError } from './cli-error';
 import type { CliEnv, Command } from './command';
 import { coreCommands } from './core-commands';
+import { shopifyCommands } from './shopify-commands';
 
 /** Every command of `referrals`, by its words. Connectors add theirs here. */
-export const commands: Record<string, Command> = { ...coreCommands };
+export const commands: Record<string, Command> = { ...coreCommands, ...shopifyCommands };
 
 export interface CliOutput {
   code: number;

@@ -1,13 +1,15 @@
 import { findKeyOwner } from '../../core/brands/api-keys';
 import { findBrand } from '../../core/brands/brand';
+import { hashApiKey } from '../../core/brands/key-encryption';
 import type { Middleware } from '../app-context';
 import { HttpError } from '../http-error';
+import { cachedBrandOfKey, rememberBrandOfKey } from './api-key-cache';
 
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * X-API-Key + X-Brand-ID. Missing headers, a malformed brand ID, an unknown or revoked key → 401;
- * a valid key of another brand → 403.
+ * a valid key of another brand → 403. A valid key's brand is cached for apiKeyCacheSeconds.
  */
 export const authenticateApiKey: Middleware = async (ctx, next) => {
   const apiKey = ctx.get('x-api-key');
@@ -15,13 +17,22 @@ export const authenticateApiKey: Middleware = async (ctx, next) => {
   if (!apiKey) throw new HttpError(401, 'X-API-Key header is required');
   if (!brandId) throw new HttpError(401, 'X-Brand-ID header is required');
   if (!UUID_PATTERN.test(brandId)) throw new HttpError(401, 'X-Brand-ID is not a valid brand ID');
-  const { db } = ctx.app.context.deps;
+  const { db, config } = ctx.app.context.deps;
+  const keyHash = hashApiKey(apiKey);
+  const cacheSeconds = config.apiKeyCacheSeconds ?? 0;
+  const cached = cacheSeconds > 0 ? cachedBrandOfKey(keyHash) : undefined;
+  if (cached) {
+    if (cached.brand_id !== brandId.toLowerCase()) throw new HttpError(403, 'X-Brand-ID does not match the API key');
+    ctx.state.brand = cached;
+    return next();
+  }
   const owner = await findKeyOwner(db, apiKey);
   if (!owner || owner.revoked) throw new HttpError(401, 'invalid or revoked API key');
   if (owner.brand_id !== brandId.toLowerCase()) throw new HttpError(403, 'X-Brand-ID does not match the API key');
   const brand = await findBrand(db, owner.brand_id);
   if (!brand) throw new HttpError(401, 'invalid or revoked API key');
   if (brand.status !== 'active') throw new HttpError(403, 'this brand is not active (the app was uninstalled)');
+  rememberBrandOfKey(keyHash, brand, cacheSeconds);
   ctx.state.brand = brand;
   return next();
 };

@@ -20,17 +20,17 @@ describe('quick start on the embedded database', () => {
     port = 20000 + Math.floor(Math.random() * 20000);
     env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', PORT: String(port), LOG_LEVEL: 'warn', NODE_OPTIONS: '' };
     server = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['server/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + 100_000; // WASM start-up plus migrations, on a busy CI machine
     for (;;) {
       try {
         if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) break;
       } catch {
         // not listening yet
       }
-      if (Date.now() > deadline) throw new Error('server did not become ready in 30 s');
+      if (Date.now() > deadline) throw new Error('server did not become ready in 100 s');
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
-  });
+  }, 120_000);
 
   afterAll(() => {
     if (server.exitCode === null) server.kill('SIGKILL');
@@ -55,7 +55,7 @@ describe('quick start on the embedded database', () => {
       (await run('node', [BIN, 'advocate', 'balance', '--brand', brand.brand_id, '--advocate', String(advocate.advocate_id), '--json'], { env, cwd: ROOT })).stdout,
     );
     expect(balance.balance).toBe(12);
-  });
+  }, 120_000);
 
   it('shuts down cleanly on SIGTERM', async () => {
     const exited = new Promise<number | null>((resolve) => server.on('exit', (code) => resolve(code)));

@@ -1,0 +1,91 @@
+import { createAdvocate } from '../core/advocates/advocates';
+import { createApiKey } from '../core/brands/api-keys';
+import { createBrand } from '../core/brands/brand';
+import { type Database, createDatabase } from '../core/db/create-database';
+import { migrateToLatest } from '../core/db/migrate';
+import { inTransaction } from '../core/db/transaction';
+
+export const BENCH_DATABASE_NAME = 'referrals_bench';
+export const BENCH_KEY_SECRET = 'bench-key-encryption-secret';
+
+/**
+ * The database the bench owns and drops. BENCH_DATABASE_URL is taken as given; DATABASE_URL only
+ * names the server, so a bench never drops the database an application runs on.
+ */
+export function benchDatabaseUrl(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.BENCH_DATABASE_URL) return env.BENCH_DATABASE_URL;
+  const url = new URL(env.DATABASE_URL || `postgres://postgres@127.0.0.1:5432/${BENCH_DATABASE_NAME}`);
+  url.pathname = `/${BENCH_DATABASE_NAME}`;
+  return url.toString();
+}
+
+/** Drops and creates the bench database through the server's `postgres` database. */
+export async function recreateDatabase(databaseUrl: string): Promise<void> {
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.slice(1));
+  if (!/^[A-Za-z0-9_]+$/.test(name)) throw new Error(`bench database name "${name}" must be letters, digits and _`);
+  url.pathname = '/postgres';
+  const admin = createDatabase({ databaseUrl: url.toString(), poolMax: 1 });
+  try {
+    await admin.raw(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.raw(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.destroy();
+  }
+}
+
+export interface BenchTenant {
+  brandId: string;
+  apiKey: string;
+  keyId: string;
+  codes: string[];
+}
+
+/** One premier brand with a 10 % reward and `advocates` advocates, through the core use cases. */
+export async function provisionTenant(db: Database, advocates: number): Promise<BenchTenant> {
+  await migrateToLatest(db);
+  return inTransaction(db, async (trx) => {
+    const brand = await createBrand(trx, { name: 'Bench store', plan: 'premier', reward_type: 'percentage', reward_value: 10 });
+    const key = await createApiKey(trx, brand.brand_id, BENCH_KEY_SECRET, 'bench');
+    const codes: string[] = [];
+    for (let index = 0; index < advocates; index += 1) {
+      const advocate = await createAdvocate(trx, brand.brand_id, {
+        email: `advocate${index}@bench.example`,
+        first_name: 'Ada',
+        code: `BENCH${index}`,
+      });
+      codes.push(advocate.referral_codes[0]!);
+    }
+    return { brandId: brand.brand_id, apiKey: key.api_key, keyId: key.key_id, codes };
+  });
+}
+
+/**
+ * `count` historical conversions (each with its reward credit) in one INSERT … SELECT, spread over
+ * the tenant's advocates, dated over the past year, then analysed so plans see the new size.
+ */
+export async function seedConversions(db: Database, brandId: string, count: number): Promise<void> {
+  await db.raw(
+    `WITH advocate_ids AS (
+       SELECT array_agg(advocate_id ORDER BY advocate_id) AS ids FROM advocates WHERE brand_id = :brandId
+     ), seeded AS (
+       INSERT INTO conversions (brand_id, order_id, advocate_id, referral_code, email, email_normalized, status,
+                                order_value, order_subtotal, referrer_reward_paid, source, created_at, updated_at)
+       SELECT :brandId, 'seed-' || n, ids[1 + n % cardinality(ids)], 'BENCH' || (n % cardinality(ids)),
+              'seed' || n || '@bench.example', 'seed' || n || '@bench.example', 'completed',
+              120.00, 120.00, 12.00, 'seed', now() - (n % 365) * interval '1 day', now()
+       FROM advocate_ids, generate_series(1, :count) AS n
+       RETURNING conversion_id, advocate_id
+     )
+     INSERT INTO reward_ledger (brand_id, advocate_id, conversion_id, kind, amount)
+     SELECT :brandId, advocate_id, conversion_id, 'credit', 12.00 FROM seeded`,
+    { brandId, count },
+  );
+  await db.raw('VACUUM ANALYZE conversions');
+  await db.raw('VACUUM ANALYZE reward_ledger');
+}
+
+export async function countConversions(db: Database): Promise<number> {
+  const row = await db('conversions').count({ total: '*' }).first();
+  return Number(row?.total ?? 0);
+}

@@ -1,0 +1,161 @@
+import os from 'node:os';
+import { createDatabase } from '../core/db/create-database';
+import {
+  BENCH_KEY_SECRET,
+  benchDatabaseUrl,
+  countConversions,
+  provisionTenant,
+  recreateDatabase,
+  seedConversions,
+} from './bench-database';
+import { type Scenario, type ScenarioResult, runScenario } from './load-scenario';
+import { findPgbench, prepareReference, runReference } from './pgbench-reference';
+import { type BenchReport, type Target, renderJson, renderTable } from './report';
+import { eligibilityCheck, newConversion, partialRefund, replayConversion } from './request-bodies';
+import { routeExists } from './route-probe';
+import { startServer } from './server-process';
+import { shopifyOrdersPaid } from './shopify-orders-paid';
+
+// `npm run bench`: the whole run stays under 5 minutes on a laptop; BENCH_SECONDS trades time for noise.
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const SEED_ROWS = Number(process.env.BENCH_SEED_ROWS ?? 1_000_000);
+const ADVOCATES = 1000;
+const CONCURRENCY = [1, 16, 64] as const;
+const UNLIMITED = '1000000000';
+
+const CONVERSION = '/api/v1/track/conversion';
+const REFUND = '/api/v1/track/refund';
+const ELIGIBILITY = '/api/v1/track/check-eligibility';
+
+const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const databaseUrl = benchDatabaseUrl();
+  const databaseName = new URL(databaseUrl).pathname.slice(1);
+  progress(`resetting database ${databaseName}`);
+  await recreateDatabase(databaseUrl);
+  const db = createDatabase({ databaseUrl, poolMax: 2 });
+  const postgres = ((await db.raw('SHOW server_version')).rows[0].server_version as string).split(' ')[0];
+  const tenant = await provisionTenant(db, ADVOCATES);
+  progress(`provisioned brand ${tenant.brandId} with ${ADVOCATES} advocates`);
+
+  const server = await startServer({
+    DATABASE_URL: databaseUrl,
+    KEY_ENCRYPTION_SECRET: BENCH_KEY_SECRET,
+    RATE_LIMIT_VISIT: UNLIMITED,
+    RATE_LIMIT_CLAIM: UNLIMITED,
+    RATE_LIMIT_CONVERSION: UNLIMITED,
+    RATE_LIMIT_REFUND: UNLIMITED,
+    RATE_LIMIT_ELIGIBILITY: UNLIMITED,
+    RATE_LIMIT_CONVERT: UNLIMITED,
+  });
+  progress(`server pid ${server.pid} on ${server.url}`);
+  const headers = { 'x-api-key': tenant.apiKey, 'x-brand-id': tenant.brandId };
+  const scenario = (
+    name: string,
+    path: string,
+    connections: number,
+    expectedStatus: number,
+    nextRequest: Scenario['nextRequest'],
+    seconds = SECONDS,
+    scenarioHeaders: Record<string, string> = headers,
+  ): Scenario => ({ name, path, connections, durationSeconds: seconds, headers: scenarioHeaders, expectedStatus, nextRequest });
+
+  // The PostgreSQL backends serving the bench database, whose CPU a scenario reports.
+  const backends = async (): Promise<number[]> =>
+    (await db.raw('SELECT pid FROM pg_stat_activity WHERE datname = current_database()')).rows.map((row: { pid: number }) => row.pid);
+  const results: BenchReport['scenarios'] = [];
+  const skipped: BenchReport['skipped'] = [];
+  const measure = async (planned: Scenario): Promise<ScenarioResult> => {
+    const rowsBefore = await countConversions(db);
+    progress(`${planned.name} at ${planned.connections} connections for ${planned.durationSeconds} s`);
+    const result = await runScenario(server, planned, backends);
+    const { succeeded: _succeeded, ...row } = result;
+    results.push({ ...row, rows_before: rowsBefore });
+    progress(`  ${result.throughput.toFixed(0)} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, ${result.errors} errors`);
+    return result;
+  };
+
+  let report: BenchReport | undefined;
+  try {
+    const codes = tenant.codes;
+    progress('warm-up');
+    const warmUp = await runScenario(server, scenario('warm-up', CONVERSION, 16, 201, newConversion(codes), 3));
+    const ingest = new Map<number, ScenarioResult>();
+    for (const connections of [16, 1, 64]) {
+      ingest.set(connections, await measure(scenario('conversion ingest', CONVERSION, connections, 201, newConversion(codes))));
+    }
+    const written = [warmUp, ...ingest.values()].flatMap((result) => result.succeeded);
+    const replay = await measure(scenario('duplicate replay', CONVERSION, 64, 200, replayConversion(codes, ingest.get(64)!.succeeded)));
+    await measure(scenario('refund ingest', REFUND, 16, 200, partialRefund(written)));
+
+    if (await routeExists(server.url, ELIGIBILITY)) {
+      await measure(scenario('check-eligibility', ELIGIBILITY, 16, 200, eligibilityCheck(codes, written)));
+    } else {
+      skipped.push({ name: 'check-eligibility', reason: 'route not present' });
+    }
+
+    const shopify = await shopifyOrdersPaid(server.url, db, tenant);
+    if (shopify.ready) {
+      await measure(scenario('shopify orders/paid', shopify.path, 16, shopify.expectedStatus, shopify.nextRequest, SECONDS, {}));
+    } else {
+      skipped.push({ name: 'shopify orders/paid', reason: shopify.reason });
+    }
+
+    progress(`seeding ${SEED_ROWS} conversions by SQL`);
+    const seedStarted = Date.now();
+    await seedConversions(db, tenant.brandId, SEED_ROWS);
+    progress(`  seeded in ${((Date.now() - seedStarted) / 1000).toFixed(0)} s`);
+    const grown = await measure(scenario('conversion ingest (grown)', CONVERSION, 16, 201, newConversion(codes)));
+    await server.stop();
+
+    const reference = [];
+    const pgbench = findPgbench();
+    if (pgbench) {
+      await prepareReference(db, ADVOCATES);
+      for (const connections of CONCURRENCY) {
+        progress(`pgbench reference at ${connections} connections`);
+        reference.push(await runReference(pgbench, databaseUrl, connections, SECONDS, ADVOCATES));
+      }
+    } else {
+      skipped.push({ name: 'pgbench reference', reason: 'pgbench not found (set PGBENCH)' });
+    }
+
+    const small = ingest.get(16)!;
+    const small64 = ingest.get(64)!;
+    const reference64 = reference.find((r) => r.connections === 64);
+    const p50Ratio = grown.p50 / small.p50;
+    const targets: Target[] = [
+      { name: 'conversions/s at 64 ÷ pgbench TPS at 64', value: reference64 ? small64.throughput / reference64.tps : NaN, goal: '≥ 0.5', met: !!reference64 && small64.throughput / reference64.tps >= 0.5 },
+      { name: 'conversion p99 at 16 connections (ms)', value: small.p99, goal: '≤ 25', met: small.p99 <= 25 },
+      { name: `conversion p50 at ${SEED_ROWS} rows ÷ at ~0`, value: p50Ratio, goal: '≤ 1.2', met: p50Ratio <= 1.2 },
+      { name: 'duplicate replay ÷ first-write throughput (64)', value: replay.throughput / small64.throughput, goal: '≥ 2', met: replay.throughput / small64.throughput >= 2 },
+      { name: 'errors in all scenarios', value: results.reduce((sum, s) => sum + s.errors, 0), goal: '0', met: results.every((s) => s.errors === 0) },
+    ];
+    report = {
+      started_at: new Date(started).toISOString(),
+      environment: { cpus: os.cpus().length, node: process.version, postgres: `PostgreSQL ${postgres}`, database: databaseName, seconds_per_scenario: SECONDS },
+      scenarios: results,
+      skipped,
+      reference,
+      growth: {
+        rows_small: results.find((s) => s.name === 'conversion ingest' && s.connections === 16)!.rows_before,
+        rows_large: results.find((s) => s.name === 'conversion ingest (grown)')!.rows_before,
+        p50_ratio: p50Ratio,
+        throughput_ratio: grown.throughput / small.throughput,
+      },
+      targets,
+      total_seconds: (Date.now() - started) / 1000,
+    };
+  } finally {
+    await server.stop();
+    await db.destroy();
+  }
+  process.stdout.write(`${renderTable(report)}\n\n${renderJson(report)}\n`);
+}
+
+main().catch((error) => {
+  process.stderr.write(`bench failed: ${(error as Error).stack ?? error}\n`);
+  process.exit(1);
+});

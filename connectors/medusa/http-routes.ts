@@ -1,0 +1,28 @@
+import Router from '@koa/router';
+import { inTransaction } from '../../core/db/transaction';
+import type { AppContext, AppState, Ctx } from '../../server/app-context';
+import { parseJsonObject, readRawBody } from '../../server/middleware/json-body';
+import { applyMedusaSnapshot } from './apply-snapshot';
+import { mapMedusaSnapshot } from './map-snapshot';
+import { parseMedusaSnapshot } from './snapshot-schema';
+import { verifyMedusaDelivery } from './verify-delivery';
+
+/**
+ * POST /medusa/webhooks: order snapshots from the Medusa plugin, verified, then mapped to the same
+ * core calls the REST API makes. Connector traffic is not rate limited per IP.
+ */
+export function medusaRoutes(): Router<AppState, AppContext> {
+  const router = new Router<AppState, AppContext>({ prefix: '/medusa' });
+  router.post('/webhooks', readRawBody, verifyMedusaDelivery, receiveOrderSnapshot);
+  return router;
+}
+
+/** 200 with what the snapshot changed; a repeated event id is `duplicate` and changes nothing. */
+async function receiveOrderSnapshot(ctx: Ctx): Promise<void> {
+  const snapshot = parseMedusaSnapshot(parseJsonObject(ctx.state.rawBody));
+  const plan = mapMedusaSnapshot(snapshot);
+  const brand = ctx.state.brand!;
+  const outcome = await inTransaction(ctx.app.context.deps.db, (trx) => applyMedusaSnapshot(trx, brand, snapshot, plan));
+  ctx.status = 200;
+  ctx.body = { success: true, data: outcome };
+}

@@ -1,0 +1,154 @@
+import { conversionInputSchema } from '../../core/conversions/conversion-input';
+import type { PaidOrderInput } from '../../core/conversions/record-paid-order';
+import { type Cents, amountFromCents } from '../../core/money';
+import { type RefundInput, refundInputSchema } from '../../core/refunds/refund-input';
+import type { MedusaSnapshot } from './snapshot-schema';
+
+/** Medusa's totals and the sum of its refunds may differ by rounding: within this, a refund is full. */
+const ONE_MINOR_UNIT: Cents = 1;
+
+/** The core calls one snapshot asks for, in the order they are made. */
+export interface MedusaOrderPlan {
+  order_id: string;
+  /** claim (when a referral code was redeemed) → conversion; null while the order does not count. */
+  paid_order: PaidOrderInput | null;
+  /** Medusa refunds, oldest first, each keyed by its refund id. */
+  refunds: RefundInput[];
+  /** A canceled order: whatever is still recorded is refunded in full, once (`cancel:<order id>`). */
+  cancellation: RefundInput | null;
+}
+
+type Order = MedusaSnapshot['order'];
+type Adjustment = Order['items'][number]['adjustments'][number];
+
+/**
+ * Maps an order snapshot to the calls the REST API would make, deciding from the order's state and
+ * never from the event's name: it converts once paid_total > 0 (or once placed, when the merchant
+ * chose that trigger), and every refund Medusa holds is replayed — the core ignores ones it has.
+ */
+export function mapMedusaSnapshot(snapshot: MedusaSnapshot): MedusaOrderPlan {
+  const order = snapshot.order;
+  const paid = order.summary?.paid_total ?? 0;
+  const canceled = order.status === 'canceled' || Boolean(order.canceled_at);
+  // Under `placed` a canceled, unpaid order is still recorded, so its cancellation can reverse it
+  // even when this snapshot overtakes the one of order.placed.
+  const counts = snapshot.conversion_trigger === 'placed' || paid > 0;
+  const email = order.email?.trim();
+
+  return {
+    order_id: order.id,
+    paid_order: counts && email ? paidOrder(snapshot, email) : null,
+    refunds: refunds(order, paid),
+    cancellation: canceled
+      ? refundInputSchema.parse({
+          order_id: order.id,
+          refund_id: `cancel:${order.id}`,
+          is_full_refund: true,
+          refund_reason: 'order canceled',
+          source: 'medusa',
+          metadata: { medusa_order_id: order.id },
+        })
+      : null,
+  };
+}
+
+function paidOrder(snapshot: MedusaSnapshot, email: string): PaidOrderInput {
+  const order = snapshot.order;
+  const codes = redeemedCodes(order);
+  const adjustments = allAdjustments(order);
+  const conversion = conversionInputSchema.parse({
+    email,
+    order_id: order.id,
+    order_value: amountFromCents(order.total),
+    order_subtotal: amountFromCents(Math.max(0, order.total - order.tax_total - order.shipping_total)),
+    total_discount: amountFromCents(order.discount_total),
+    products: order.items.map((item) => ({
+      name: item.title?.trim() || 'Unknown Product',
+      quantity: item.quantity,
+      price: amountFromCents(item.unit_price),
+      line_total: amountFromCents(item.total),
+      ...(item.variant_sku ? { sku: item.variant_sku } : {}),
+      attributes: {
+        medusa_item_id: item.id ?? null,
+        product_id: item.product_id ?? null,
+        categories: (item.product?.categories ?? []).map((category) => category.name).filter(Boolean),
+      },
+    })),
+    coupons_applied: codes.map((code) => ({
+      code,
+      discount_amount: amountFromCents(sumOf(adjustments.filter((adjustment) => sameCode(adjustment.code, code)))),
+    })),
+    currency: order.currency_code?.toUpperCase() ?? null,
+    source: 'medusa',
+    status: 'completed',
+    metadata: {
+      medusa_order_id: order.id,
+      medusa_display_id: order.display_id ?? null,
+      medusa_event: snapshot.event_name,
+      conversion_trigger: snapshot.conversion_trigger,
+    },
+  });
+  return { conversion, redeemed_codes: codes, claim_source: 'medusa' };
+}
+
+/** Codes the customer entered: promotions and adjustment codes, except automatic promotions. */
+export function redeemedCodes(order: Order): string[] {
+  const automatic = order.promotions.filter((promotion) => promotion.is_automatic === true);
+  const automaticIds = new Set(automatic.map((promotion) => promotion.id).filter(Boolean));
+  const candidates = [
+    ...order.promotions.filter((promotion) => promotion.is_automatic !== true).map((promotion) => promotion.code),
+    ...allAdjustments(order)
+      .filter((adjustment) => !(adjustment.promotion_id && automaticIds.has(adjustment.promotion_id)))
+      .map((adjustment) => adjustment.code),
+  ];
+  const codes = new Map<string, string>();
+  for (const candidate of candidates) {
+    const code = candidate?.trim();
+    if (code && !codes.has(code.toLowerCase())) codes.set(code.toLowerCase(), code);
+  }
+  return [...codes.values()];
+}
+
+/**
+ * Every refund Medusa recorded, oldest first. One is full once the refunds so far reach what was
+ * paid (within a minor unit): it then refunds whatever remains, so rounding never leaves a cent.
+ */
+function refunds(order: Order, paid: Cents): RefundInput[] {
+  const byId = new Map<string, { id: string; amount: Cents; note?: string | null; created_at?: string | null; payment_id: string | null }>();
+  for (const collection of order.payment_collections) {
+    for (const payment of collection.payments) {
+      for (const refund of payment.refunds) byId.set(refund.id, { ...refund, payment_id: payment.id ?? null });
+    }
+  }
+  const ordered = [...byId.values()]
+    .filter((refund) => refund.amount > 0)
+    .sort((a, b) => (a.created_at ?? '').localeCompare(b.created_at ?? '') || a.id.localeCompare(b.id));
+  const refundedTotal = order.summary?.refunded_total ?? 0;
+  let cumulative: Cents = 0;
+  return ordered.map((refund, index) => {
+    cumulative += refund.amount;
+    const reported = index === ordered.length - 1 ? Math.max(cumulative, refundedTotal) : cumulative;
+    const full = paid > 0 && reported >= paid - ONE_MINOR_UNIT;
+    return refundInputSchema.parse({
+      order_id: order.id,
+      refund_id: refund.id,
+      refund_amount: full ? null : amountFromCents(refund.amount),
+      is_full_refund: full,
+      refund_reason: refund.note?.trim() || null,
+      source: 'medusa',
+      metadata: { medusa_refund_amount: amountFromCents(refund.amount), medusa_payment_id: refund.payment_id },
+    });
+  });
+}
+
+function allAdjustments(order: Order): Adjustment[] {
+  return [...order.items.flatMap((item) => item.adjustments), ...order.shipping_methods.flatMap((method) => method.adjustments)];
+}
+
+function sumOf(adjustments: Adjustment[]): Cents {
+  return adjustments.reduce((sum, adjustment) => sum + adjustment.amount, 0);
+}
+
+function sameCode(a: string | null | undefined, b: string): boolean {
+  return (a ?? '').trim().toLowerCase() === b.toLowerCase();
+}

@@ -1,0 +1,71 @@
+/** When an order counts as a conversion: once money was captured (default), or once it is placed. */
+export type ConversionTrigger = 'captured' | 'placed';
+
+/** The options a merchant gives the plugin in medusa-config.ts. */
+export interface ReferralPluginOptions {
+  /** Base URL of the referral service, e.g. https://referrals.example.com */
+  serviceUrl: string;
+  /** The brand's ID (UUID), sent as X-Brand-ID. */
+  brandId: string;
+  /** One of the brand's API keys: it signs every delivery (HMAC-SHA256) and is never sent. */
+  apiKey: string;
+  conversionTrigger: ConversionTrigger;
+  /** First retry delay; each further retry doubles it, up to retryMaxDelayMs. */
+  retryBaseDelayMs: number;
+  retryMaxDelayMs: number;
+  /** How long one delivery attempt may take before it counts as failed. */
+  requestTimeoutMs: number;
+}
+
+const DEFAULTS = {
+  conversionTrigger: 'captured',
+  retryBaseDelayMs: 1_000,
+  retryMaxDelayMs: 10 * 60_000,
+  requestTimeoutMs: 10_000,
+} as const;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Validates the plugin's options; a bad one throws an error that names it. */
+export function parsePluginOptions(raw: Record<string, unknown> | undefined): ReferralPluginOptions {
+  const options = raw ?? {};
+  const text = (name: string): string => {
+    const value = options[name];
+    if (typeof value !== 'string' || value.trim() === '') throw new Error(`referral plugin option ${name} is required`);
+    return value.trim();
+  };
+  const milliseconds = (name: keyof typeof DEFAULTS, fallback: number): number => {
+    const value = options[name];
+    if (value === undefined) return fallback;
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+      throw new Error(`referral plugin option ${name} must be a positive number of milliseconds`);
+    }
+    return value;
+  };
+
+  const serviceUrl = text('serviceUrl');
+  let parsed: URL;
+  try {
+    parsed = new URL(serviceUrl);
+  } catch {
+    throw new Error(`referral plugin option serviceUrl is not a URL: ${serviceUrl}`);
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
+    throw new Error('referral plugin option serviceUrl must be an https:// URL');
+  }
+  const brandId = text('brandId');
+  if (!UUID.test(brandId)) throw new Error('referral plugin option brandId must be the brand ID (a UUID)');
+  const trigger = options.conversionTrigger ?? DEFAULTS.conversionTrigger;
+  if (trigger !== 'captured' && trigger !== 'placed') {
+    throw new Error('referral plugin option conversionTrigger must be "captured" or "placed"');
+  }
+  return {
+    serviceUrl: serviceUrl.replace(/\/+$/, ''),
+    brandId,
+    apiKey: text('apiKey'),
+    conversionTrigger: trigger,
+    retryBaseDelayMs: milliseconds('retryBaseDelayMs', DEFAULTS.retryBaseDelayMs),
+    retryMaxDelayMs: milliseconds('retryMaxDelayMs', DEFAULTS.retryMaxDelayMs),
+    requestTimeoutMs: milliseconds('requestTimeoutMs', DEFAULTS.requestTimeoutMs),
+  };
+}

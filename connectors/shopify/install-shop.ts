@@ -1,0 +1,75 @@
+import { Session } from '@shopify/shopify-api';
+import type { Knex } from 'knex';
+import { createApiKey } from '../../core/brands/api-keys';
+import { type Brand, type Plan, createBrand, getBrand, updateBrand } from '../../core/brands/brand';
+import { encryptSecret } from '../../core/brands/key-encryption';
+import { Conflict } from '../../core/errors';
+import { KnexSessionStorage } from './session-storage';
+import { findShopLink, lockShop, saveShopLink } from './shop-links';
+
+export interface InstallResult {
+  brand: Brand;
+  /** Shown once, on a first install only; a reinstall keeps the brand's keys. */
+  api_key: string | null;
+  reinstalled: boolean;
+}
+
+/**
+ * A completed OAuth install: a new shop gets a brand and its first API key; a shop seen before
+ * (a reinstall) is re-linked to its brand, which becomes active again. The offline session is
+ * stored with it, in the same transaction.
+ */
+export async function installShop(
+  trx: Knex.Transaction,
+  input: { session: Session; plan: Plan; encryptionSecret: string },
+): Promise<InstallResult> {
+  const shop = input.session.shop;
+  await lockShop(trx, shop);
+  const link = await findShopLink(trx, shop);
+  let result: InstallResult;
+  if (link) {
+    const brand = await getBrand(trx, link.brand_id);
+    result = { brand: brand.status === 'active' ? brand : await updateBrand(trx, brand.brand_id, { status: 'active' }), api_key: null, reinstalled: true };
+  } else {
+    const brand = await createBrand(trx, { name: shop, plan: input.plan });
+    const key = await createApiKey(trx, brand.brand_id, input.encryptionSecret, 'shopify install');
+    result = { brand, api_key: key.api_key, reinstalled: false };
+  }
+  await saveShopLink(trx, {
+    brand_id: result.brand.brand_id,
+    shop_domain: shop,
+    app_kind: 'public',
+    api_secret_encrypted: null,
+    created_brand: link ? link.created_brand : true,
+    scopes: input.session.scope ?? null,
+  });
+  await new KnexSessionStorage(trx, input.encryptionSecret).storeSession(input.session);
+  return result;
+}
+
+/**
+ * `shopify connect`: links an existing brand to a shop through the merchant's own custom app
+ * (its Admin API token and its API secret, which signs its webhooks).
+ */
+export async function connectCustomApp(
+  trx: Knex.Transaction,
+  input: { brandId: string; shop: string; accessToken: string; apiSecret: string; encryptionSecret: string },
+): Promise<Brand> {
+  await lockShop(trx, input.shop);
+  const brand = await getBrand(trx, input.brandId);
+  const link = await findShopLink(trx, input.shop);
+  if (link && link.brand_id !== brand.brand_id) {
+    throw new Conflict(`${input.shop} is already connected to brand ${link.brand_id}`);
+  }
+  await saveShopLink(trx, {
+    brand_id: brand.brand_id,
+    shop_domain: input.shop,
+    app_kind: 'custom',
+    api_secret_encrypted: encryptSecret(input.apiSecret, input.encryptionSecret),
+    created_brand: link?.created_brand ?? false,
+  });
+  await new KnexSessionStorage(trx, input.encryptionSecret).storeSession(
+    new Session({ id: `offline_${input.shop}`, shop: input.shop, state: '', isOnline: false, accessToken: input.accessToken }),
+  );
+  return brand.status === 'active' ? brand : updateBrand(trx, brand.brand_id, { status: 'active' });
+}

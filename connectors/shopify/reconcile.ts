@@ -1,0 +1,107 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { getBrand } from '../../core/brands/brand';
+import type { AdminApi } from './admin-api';
+import { countOrders, idFromGid, ordersChangedSince, toWebhookOrder, toWebhookRefund, wasPaid } from './graphql-orders';
+import { acceptDelivery, requeueDelivery } from './inbox';
+import { processDeliveryNow } from './process-inbox';
+
+export interface ReconcileSummary {
+  shop: string;
+  since: string;
+  orders_checked: number;
+  /** Conversions recorded now: their orders/paid never came (or never got through). */
+  conversions_backfilled: number;
+  refunds_backfilled: number;
+  /** How many orders and refunds ended each way (conversion_recorded, duplicate_order, not_attributed, …). */
+  orders: Record<string, number>;
+  refunds: Record<string, number>;
+  failed: Array<{ webhook_id: string; error: string }>;
+}
+
+export interface ReconcileOptions {
+  since: string;
+  api: AdminApi;
+  onProgress?: (done: number, total: number | null) => void;
+  logger?: Logger;
+}
+
+/**
+ * Pulls the shop's orders changed since a date and feeds each paid one (and its refunds) through
+ * the inbox exactly like a webhook delivery, keyed `reconcile:<topic>:<id>`: whatever was already
+ * recorded (by its webhook or an earlier run) is a duplicate and changes nothing.
+ */
+export async function reconcileShop(db: Knex, brandId: string, options: ReconcileOptions): Promise<ReconcileSummary> {
+  await getBrand(db, brandId);
+  const summary: ReconcileSummary = {
+    shop: options.api.shop,
+    since: options.since,
+    orders_checked: 0,
+    conversions_backfilled: 0,
+    refunds_backfilled: 0,
+    orders: {},
+    refunds: {},
+    failed: [],
+  };
+  const total = await countOrders(options.api, options.since);
+  options.onProgress?.(0, total);
+  const feed = (topic: string, id: string, orderId: string, body: Record<string, unknown>) =>
+    feedDelivery(db, { brand_id: brandId, shop: options.api.shop, topic, webhook_id: `reconcile:${topic}:${id}`, order_id: orderId, body }, summary, options.logger);
+
+  for await (const orders of ordersChangedSince(options.api, options.since)) {
+    for (const order of orders) {
+      summary.orders_checked += 1;
+      if (!wasPaid(order)) {
+        tally(summary.orders, 'not_paid');
+        options.onProgress?.(summary.orders_checked, total);
+        continue;
+      }
+      const orderId = idFromGid(order.id);
+      const outcome = await feed('orders/paid', orderId, orderId, toWebhookOrder(order));
+      tally(summary.orders, outcome);
+      if (outcome === 'conversion_recorded') summary.conversions_backfilled += 1;
+      for (const refund of order.refunds) {
+        const refundOutcome = await feed('refunds/create', idFromGid(refund.id), orderId, toWebhookRefund(order, refund));
+        tally(summary.refunds, refundOutcome);
+        if (refundOutcome === 'refund_recorded') summary.refunds_backfilled += 1;
+      }
+      options.onProgress?.(summary.orders_checked, total);
+    }
+  }
+  return summary;
+}
+
+async function feedDelivery(
+  db: Knex,
+  delivery: { brand_id: string; shop: string; topic: string; webhook_id: string; order_id: string; body: Record<string, unknown> },
+  summary: ReconcileSummary,
+  logger?: Logger,
+): Promise<string> {
+  const key = { brand_id: delivery.brand_id, webhook_id: delivery.webhook_id };
+  const accepted = await acceptDelivery(db, {
+    ...key,
+    shop_domain: delivery.shop,
+    topic: delivery.topic,
+    api_version: null,
+    event_id: null,
+    triggered_at: null,
+    order_id: delivery.order_id,
+    body: JSON.stringify(delivery.body),
+  });
+  if (!accepted) {
+    const earlier = await db('shopify_inbox').where(key).first('status');
+    if (earlier?.status === 'done') return 'reconciled_before';
+    await requeueDelivery(db, delivery.brand_id, delivery.webhook_id);
+  }
+  const processed = await processDeliveryNow(db, key, logger);
+  if (!processed) return 'reconciled_before';
+  if (processed.status !== 'done') {
+    summary.failed.push({ webhook_id: delivery.webhook_id, error: processed.outcome ?? 'unknown error' });
+    return processed.status;
+  }
+  return processed.outcome ?? 'done';
+}
+
+function tally(counts: Record<string, number>, outcome: string): void {
+  counts[outcome] = (counts[outcome] ?? 0) + 1;
+}

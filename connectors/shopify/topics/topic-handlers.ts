@@ -1,0 +1,17 @@
+import { handleCustomersDataRequest } from '../privacy/customers-data-request';
+import { handleCustomersRedact } from '../privacy/customers-redact';
+import { handleShopRedact } from '../privacy/shop-redact';
+import { handleAppUninstalled } from './app-uninstalled';
+import { handleOrdersPaid } from './orders-paid';
+import { handleRefundsCreate } from './refunds-create';
+import type { TopicHandler } from './topic-handler';
+
+/** Every webhook topic we process, by X-Shopify-Topic. */
+export const TOPIC_HANDLERS: Record<string, TopicHandler> = {
+  'orders/paid': handleOrdersPaid,
+  'refunds/create': handleRefundsCreate,
+  'app/uninstalled': handleAppUninstalled,
+  'customers/data_request': handleCustomersDataRequest,
+  'customers/redact': handleCustomersRedact,
+  'shop/redact': handleShopRedact,
+};

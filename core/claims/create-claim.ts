@@ -1,0 +1,125 @@
+import type { Knex } from 'knex';
+import { type ReferralCodeOwner, findReferralCode } from '../advocates/advocates';
+import { normalizeEmail } from '../advocates/normalize';
+import type { Brand } from '../brands/brand';
+import { eligibilityFor } from '../eligibility/check-eligibility';
+import { Conflict, Invalid, NotFound } from '../errors';
+import { redeemReward, rewardBalance } from '../ledger/reward-ledger';
+import { type Cents, amountFromCents, amountFromDecimal, decimalFromCents, toCents } from '../money';
+import { type DiscountRule, claimAmounts } from './claim-discount';
+import type { ClaimInput } from './claim-input';
+
+/** The API's view of a stored claim. */
+export interface ClaimView {
+  id: number;
+  claim_id: number;
+  referral_code: string;
+  status: string;
+  raw_value: number;
+  claim_value: number;
+  discount_applied: number;
+  advocate_id: number;
+  created_at: string /* ISO */;
+}
+
+const CLAIM_VIEW_COLUMNS = ['claim_id', 'referral_code', 'status', 'raw_value', 'claim_value', 'discount_applied', 'advocate_id', 'created_at'];
+
+function toClaimView(row: Record<string, any>): ClaimView {
+  const id = Number(row.claim_id);
+  return {
+    id,
+    claim_id: id,
+    referral_code: row.referral_code,
+    status: row.status,
+    raw_value: amountFromDecimal(row.raw_value),
+    claim_value: amountFromDecimal(row.claim_value),
+    discount_applied: amountFromDecimal(row.discount_applied),
+    advocate_id: Number(row.advocate_id),
+    created_at: new Date(row.created_at).toISOString(),
+  };
+}
+
+/**
+ * Creates a `pending` claim. Unknown code → NotFound; the same email and code within 24 h →
+ * Conflict with the first claim_id; a referral claim by an ineligible customer → Invalid with the
+ * eligibility code (unless enforceEligibility is false: connectors report what already happened).
+ */
+export async function createClaim(
+  trx: Knex.Transaction,
+  brand: Brand,
+  input: ClaimInput,
+  options: { enforceEligibility?: boolean } = {},
+): Promise<ClaimView> {
+  const owner = await findReferralCode(trx, brand.brand_id, input.referral_code);
+  if (!owner) throw new NotFound(`referral_code ${input.referral_code} not found`);
+  const email = normalizeEmail(input.email);
+
+  // One customer's claims at one brand are decided one at a time (duplicates, already_redeemed).
+  await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`claim:${brand.brand_id}:${email}`]);
+  const duplicate = await trx('claims')
+    .select('claim_id')
+    .where({ brand_id: brand.brand_id, email_normalized: email, referral_code: owner.code })
+    .andWhere('created_at', '>=', trx.raw(`now() - interval '24 hours'`))
+    .orderBy('created_at')
+    .first();
+  if (duplicate) {
+    throw new Conflict(`a claim for ${email} with referral_code ${owner.code} was already made within 24 hours`, {
+      claim_id: Number(duplicate.claim_id),
+    });
+  }
+
+  if (options.enforceEligibility !== false) {
+    const eligibility = await eligibilityFor(trx, brand, owner, input.email, input.type);
+    if (!eligibility.eligible) throw new Invalid(eligibility.message, { error_code: eligibility.error });
+  }
+
+  const available = input.type === 'advocate' ? await availableReward(trx, brand, owner) : 0;
+  const amounts = claimAmounts(input, input.type === 'advocate' ? { type: 'fixed', value: amountFromCents(available) } : refereeDiscount(brand));
+  const [row] = await trx('claims')
+    .insert({
+      brand_id: brand.brand_id,
+      advocate_id: owner.advocate_id,
+      referral_code: owner.code,
+      email: input.email.trim(),
+      email_normalized: email,
+      customer_name: input.customer_name ?? null,
+      phone: input.phone ?? null,
+      visitor_id: input.visitor_id ?? null,
+      order_id: input.order_id ?? null,
+      type: input.type,
+      status: 'pending',
+      raw_value: decimalFromCents(amounts.raw_value),
+      claim_value: decimalFromCents(amounts.claim_value),
+      discount_applied: decimalFromCents(amounts.discount_applied),
+      discount_value: input.discount_value ?? null,
+      discount_type: input.discount_type ?? null,
+      products: JSON.stringify(input.products),
+      coupons_applied: JSON.stringify(input.coupons_applied),
+      metadata: JSON.stringify(input.metadata),
+      source: input.source ?? null,
+    })
+    .returning(CLAIM_VIEW_COLUMNS);
+  const claim = toClaimView(row);
+
+  if (input.type === 'advocate') {
+    // The ledger never goes below zero: at most what the advocate has is redeemed.
+    const redeemed = Math.min(amounts.discount_applied, available);
+    await redeemReward(trx, { brandId: brand.brand_id, advocateId: owner.advocate_id, claimId: claim.claim_id, amount: redeemed });
+  }
+  return claim;
+}
+
+/** The brand's referee discount, with its minimum purchase and cap. */
+function refereeDiscount(brand: Brand): DiscountRule {
+  return {
+    type: brand.referee_discount_type,
+    value: brand.referee_discount_value,
+    min_purchase: brand.referee_min_purchase,
+    cap: brand.referee_discount_cap,
+  };
+}
+
+async function availableReward(trx: Knex.Transaction, brand: Brand, owner: ReferralCodeOwner): Promise<Cents> {
+  const { balance } = await rewardBalance(trx, brand.brand_id, owner.advocate_id);
+  return Math.max(0, toCents(balance));
+}

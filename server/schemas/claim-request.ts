@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import type { ClaimInput } from '../../core/claims/claim-input';
+import { DISCOUNT_TYPES, REFERRAL_TYPES } from '../../core/conversions/conversion-input';
+import { amount, couponEntry, email, lines, metadata, orderId, requiredText, text } from './fields';
+import { itemLines, productLines } from './product-line';
+
+/**
+ * POST /api/v1/track/claim, both forms: email/customer_email, name/customer_name, type/claim_type,
+ * products/items (the alternate form also sends phone).
+ */
+const claimRequestSchema = z
+  .object({
+    referral_code: requiredText(),
+    email: email().optional(),
+    customer_email: email().optional(),
+    name: text().optional(),
+    customer_name: text().optional(),
+    phone: text().optional(),
+    visitor_id: text().optional(),
+    order_id: orderId().optional(),
+    raw_value: amount().optional(),
+    claim_value: amount().optional(),
+    discount_value: amount().optional(),
+    discount_type: z.enum(DISCOUNT_TYPES).optional(),
+    type: z.enum(REFERRAL_TYPES).optional(),
+    claim_type: z.enum(REFERRAL_TYPES).optional(),
+    products: productLines().optional(),
+    items: itemLines().optional(),
+    coupons_applied: lines(couponEntry()).optional(),
+    source: text().optional(),
+    metadata: metadata().optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.email === undefined && body.customer_email === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['email'], message: 'email (or customer_email) is required' });
+    }
+  });
+
+export function parseClaimRequest(body: Record<string, unknown>): ClaimInput {
+  const request = claimRequestSchema.parse(body);
+  return {
+    referral_code: request.referral_code,
+    email: (request.email ?? request.customer_email)!,
+    customer_name: request.customer_name ?? request.name,
+    phone: request.phone,
+    visitor_id: request.visitor_id,
+    order_id: request.order_id,
+    raw_value: request.raw_value,
+    claim_value: request.claim_value,
+    discount_value: request.discount_value,
+    discount_type: request.discount_type,
+    type: request.type ?? request.claim_type ?? 'referral',
+    products: [...(request.products ?? []), ...(request.items ?? [])],
+    coupons_applied: request.coupons_applied ?? [],
+    metadata: request.metadata ?? {},
+    source: request.source,
+  };
+}

@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import { VISITOR_ID_PATTERN, type VisitInput } from '../../core/visits/visit-input';
+import { requiredText, text } from './fields';
+
+/** POST /api/v1/track/visit; utm_* is the alternate form. A device's empty storage may send null. */
+const visitRequestSchema = z.object({
+  referral_code: requiredText(),
+  visitor_id: text().regex(VISITOR_ID_PATTERN, { error: 'must be a UUID' }).nullish(),
+  existing_code: text().nullish(),
+  share_channel: text().optional(),
+  landing_page: text().optional(),
+  utm_source: text().optional(),
+  utm_medium: text().optional(),
+  utm_campaign: text().optional(),
+});
+
+export function parseVisitRequest(body: Record<string, unknown>): VisitInput {
+  return visitRequestSchema.parse(body);
+}

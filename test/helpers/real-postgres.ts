@@ -1,0 +1,55 @@
+import { randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
+import { createDatabase } from '../../core/db/create-database';
+import { migrateToLatest } from '../../core/db/migrate';
+
+/** Where a developer's machine (and CI) runs PostgreSQL when TEST_DATABASE_URL is not set. */
+export const LOCAL_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export interface RealPostgres {
+  db: Knex;
+  close(): Promise<void>;
+}
+
+async function reachable(db: Knex, url: string): Promise<void> {
+  try {
+    await db.raw('select 1');
+  } catch (error) {
+    await db.destroy();
+    throw new Error(
+      `This test needs a real PostgreSQL (state shared by several server instances cannot be shown on the ` +
+        `embedded PGlite). Set TEST_DATABASE_URL or run PostgreSQL at ${LOCAL_POSTGRES_URL}; ` +
+        `${url.replace(/:[^:@/]*@/, ':***@')} answered: ${(error as Error).message}`,
+    );
+  }
+}
+
+/**
+ * A real PostgreSQL, never PGlite: TEST_DATABASE_URL when set (already migrated by globalSetup),
+ * else a scratch database created on the local server and dropped by close(). Neither reachable
+ * → the test fails with a message saying so; it never passes without having run.
+ */
+export async function realPostgres(): Promise<RealPostgres> {
+  const url = process.env.TEST_DATABASE_URL;
+  if (url) {
+    const db = createDatabase({ databaseUrl: url });
+    await reachable(db, url);
+    return { db, close: () => db.destroy() };
+  }
+  const server = createDatabase({ databaseUrl: LOCAL_POSTGRES_URL, poolMax: 1 });
+  await reachable(server, LOCAL_POSTGRES_URL);
+  const name = `referrals_scratch_${process.pid}_${randomBytes(4).toString('hex')}`;
+  await server.raw(`CREATE DATABASE ${name}`);
+  const scratchUrl = new URL(LOCAL_POSTGRES_URL);
+  scratchUrl.pathname = `/${name}`;
+  const db = createDatabase({ databaseUrl: scratchUrl.toString() });
+  await migrateToLatest(db);
+  return {
+    db,
+    close: async () => {
+      await db.destroy();
+      await server.raw(`DROP DATABASE IF EXISTS ${name}`);
+      await server.destroy();
+    },
+  };
+}

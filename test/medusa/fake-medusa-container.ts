@@ -1,0 +1,85 @@
+import type { MedusaContainer } from '@medusajs/framework/types';
+import { type OrderState, orderGraph, paymentCollectionIdOf, paymentIdOf } from './order-graphs';
+
+interface GraphQuery {
+  entity: string;
+  fields: string[];
+  filters?: Record<string, unknown>;
+}
+
+/**
+ * A stand-in for the Medusa container: `query.graph` answers from order states the test changes
+ * between events, returning only the fields asked for (so a field the plugin forgets to read is
+ * missing, as in Medusa), and `logger` keeps what was logged.
+ */
+export class FakeMedusaContainer {
+  readonly orders = new Map<string, OrderState>();
+  readonly queries: GraphQuery[] = [];
+  readonly logs: Array<{ level: 'info' | 'warn' | 'error'; message: string }> = [];
+
+  private readonly query = {
+    graph: async (query: GraphQuery) => {
+      this.queries.push(query);
+      return { data: this.answer(query).map((row) => project(row, query.fields)) };
+    },
+  };
+
+  private readonly logger = {
+    info: (message: string) => this.logs.push({ level: 'info', message }),
+    warn: (message: string) => this.logs.push({ level: 'warn', message }),
+    error: (message: string) => this.logs.push({ level: 'error', message }),
+  };
+
+  /** Typed as Medusa's container, which the subscribers are handed; it answers `query` and `logger`. */
+  get container(): MedusaContainer {
+    const resolve = (key: string) => {
+      if (key === 'query') return this.query;
+      if (key === 'logger') return this.logger;
+      throw new Error(`the fake container has no ${key}`);
+    };
+    return { resolve } as unknown as MedusaContainer;
+  }
+
+  save(state: OrderState): void {
+    this.orders.set(state.id, state);
+  }
+
+  private answer(query: GraphQuery): unknown[] {
+    const id = query.filters?.id;
+    if (query.entity === 'order') {
+      const state = typeof id === 'string' ? this.orders.get(id) : undefined;
+      return state ? [orderGraph(state)] : [];
+    }
+    if (query.entity === 'payment') {
+      const order = [...this.orders.values()].find((state) => paymentIdOf(state.id) === id);
+      return order ? [{ id, payment_collection_id: paymentCollectionIdOf(order.id) }] : [];
+    }
+    if (query.entity === 'order_payment_collection') {
+      const collection = query.filters?.payment_collection_id;
+      const order = [...this.orders.values()].find((state) => paymentCollectionIdOf(state.id) === collection);
+      return order ? [{ order: { id: order.id } }] : [];
+    }
+    throw new Error(`the fake query.graph knows no entity ${query.entity}`);
+  }
+}
+
+/** Keeps only the dotted field paths asked for; lists are projected element by element. */
+function project(source: unknown, fields: string[]): unknown {
+  if (Array.isArray(source)) return source.map((element) => project(element, fields));
+  if (source === null || typeof source !== 'object') return source;
+  const nested = new Map<string, string[]>();
+  for (const field of fields) {
+    const [head, ...rest] = field.split('.');
+    const paths = nested.get(head!) ?? [];
+    if (rest.length > 0) paths.push(rest.join('.'));
+    nested.set(head!, paths);
+  }
+  const result: Record<string, unknown> = {};
+  for (const [key, paths] of nested) {
+    if (!(key in source)) continue;
+    const value = (source as Record<string, unknown>)[key];
+    // A leaf (an amount may be a BigNumber object) is returned whole.
+    result[key] = paths.length === 0 ? value : project(value, paths);
+  }
+  return result;
+}

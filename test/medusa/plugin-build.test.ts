@@ -1,0 +1,56 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { asValue } from '@medusajs/framework/awilix';
+import { SubscriberLoader } from '@medusajs/framework/subscribers';
+import type { MedusaContainer } from '@medusajs/framework/types';
+import { Modules } from '@medusajs/framework/utils';
+
+const pluginDir = path.resolve(__dirname, '../../connectors/medusa/plugin');
+const subscribersDir = path.join(pluginDir, '.medusa/server/src/subscribers');
+
+/**
+ * The container Medusa hands every subscriber. Its module is not a public export (the framework's
+ * root needs ioredis at run time), so it is read from beside the subscribers module.
+ */
+function medusaContainer(): MedusaContainer {
+  const containerModule = path.join(path.dirname(require.resolve('@medusajs/framework/subscribers')), '../container');
+  return require(containerModule).container;
+}
+
+describe('the Medusa plugin build', () => {
+  beforeAll(() => {
+    execFileSync('npm', ['run', 'build:medusa-plugin'], { cwd: path.resolve(__dirname, '../..'), stdio: 'pipe' });
+  }, 120_000);
+
+  it('compiles with one command into .medusa/server/src, where Medusa loads a plugin’s subscribers from', () => {
+    expect(fs.readdirSync(subscribersDir).sort()).toEqual(['order-canceled.js', 'order-placed.js', 'payment-captured.js', 'payment-refunded.js']);
+  });
+
+  it('is loaded by Medusa’s own subscriber loader, which registers the four events and hands them the plugin options', async () => {
+    const subscriptions: Array<{ event: string; handler: (data: unknown) => Promise<void>; context: { subscriberId?: string } }> = [];
+    const logged: string[] = [];
+    const container = medusaContainer();
+    container.register(Modules.EVENT_BUS, asValue({ subscribe: (event: string, handler: never, context: never) => subscriptions.push({ event, handler, context }) }));
+    container.register('logger', asValue({ info: () => undefined, debug: () => undefined, warn: (message: string) => logged.push(message), error: (message: string) => logged.push(message) }));
+
+    await new SubscriberLoader(subscribersDir, { serviceUrl: 'https://referrals.example.com' }, container).load();
+
+    expect(subscriptions.map(({ event, context }) => [event, context.subscriberId]).sort()).toEqual([
+      ['order.canceled', 'referrals-order-canceled'],
+      ['order.placed', 'referrals-order-placed'],
+      ['payment.captured', 'referrals-payment-captured'],
+      ['payment.refunded', 'referrals-payment-refunded'],
+    ]);
+    // The options given to the loader reach the handler: brandId is missing from them.
+    await subscriptions.find(({ event }) => event === 'order.placed')!.handler({ data: { id: 'order_01' } });
+    expect(logged).toEqual([expect.stringMatching(/option brandId is required: order\.placed was not reported/)]);
+  });
+
+  it('resolves as a package the way Medusa resolves plugins (package.json export) and ships only the build', () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(pluginDir, 'package.json'), 'utf8'));
+    expect(pkg.exports['./package.json']).toBe('./package.json');
+    expect(pkg.files).toEqual(['.medusa/server']);
+    expect(pkg.peerDependencies['@medusajs/framework']).toMatch(/^\^2\.21/);
+  });
+});

@@ -1,0 +1,261 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { SubscriberArgs, SubscriberConfig } from '@medusajs/framework';
+import { settleDeliveries } from '../../connectors/medusa/plugin/src/lib/deliver-snapshot';
+import * as orderCanceled from '../../connectors/medusa/plugin/src/subscribers/order-canceled';
+import * as orderPlaced from '../../connectors/medusa/plugin/src/subscribers/order-placed';
+import * as paymentCaptured from '../../connectors/medusa/plugin/src/subscribers/payment-captured';
+import * as paymentRefunded from '../../connectors/medusa/plugin/src/subscribers/payment-refunded';
+import { rewardBalance } from '../../core/ledger/reward-ledger';
+import type { App } from '../../server/app';
+import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
+import { type TestApp, startTestApp } from '../helpers/test-app';
+import { closeTestDatabase } from '../helpers/test-database';
+import { FakeMedusaContainer } from './fake-medusa-container';
+import { type OrderState, paymentIdOf } from './order-graphs';
+
+interface SubscriberModule {
+  default: (args: SubscriberArgs<{ id: string }>) => Promise<void>;
+  config: SubscriberConfig;
+}
+
+let service: TestApp;
+let server: http.Server;
+let serviceUrl: string;
+
+function listen(app: App, port = 0): Promise<http.Server> {
+  const listening = http.createServer(app.callback());
+  return new Promise((resolve) => listening.listen(port, '127.0.0.1', () => resolve(listening)));
+}
+
+function close(stopping: http.Server): Promise<void> {
+  return new Promise((resolve) => stopping.close(() => resolve()));
+}
+
+beforeAll(async () => {
+  service = await startTestApp();
+  server = await listen(service.app);
+  serviceUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await settleDeliveries();
+  await close(server);
+  await closeTestDatabase();
+});
+
+/**
+ * A Medusa store with the plugin installed (10 % advocate reward), an advocate, and an order
+ * whose referral code took 7.00 off: 63.00 to pay.
+ */
+async function givenStore(options: { plan?: 'premier' | 'growth'; pluginOptions?: Record<string, unknown> } = {}) {
+  const db = service.db;
+  const brand = await givenBrand(db, { plan: options.plan ?? 'premier', reward_type: 'percentage', reward_value: 10 });
+  const advocate = await givenAdvocate(db, brand.brandId);
+  const medusa = new FakeMedusaContainer();
+  const pluginOptions = { serviceUrl, brandId: brand.brandId, apiKey: brand.apiKey, retryBaseDelayMs: 20, retryMaxDelayMs: 200, ...options.pluginOptions };
+  const order: OrderState = {
+    id: `order_${uniqueOrderId()}`,
+    email: `buyer-${uniqueOrderId()}@example.com`,
+    promotions: [{ code: advocate.code, discount: 7 }],
+  };
+
+  /** Medusa's event bus calling the subscriber with the event's payload. */
+  const emit = async (subscriber: SubscriberModule) => {
+    medusa.save(order);
+    const id = subscriber.config.event === 'payment.captured' || subscriber.config.event === 'payment.refunded' ? paymentIdOf(order.id) : order.id;
+    await subscriber.default({ event: { name: subscriber.config.event as string, data: { id } }, container: medusa.container, pluginOptions });
+  };
+  const conversion = () => db('conversions').where({ brand_id: brand.brandId, order_id: order.id }).first();
+  const claims = () => db('claims').where({ brand_id: brand.brandId });
+  const refunds = () => db('refunds').where({ brand_id: brand.brandId }).orderBy('refund_pk');
+  const balance = async () => (await rewardBalance(db, brand.brandId, advocate.advocateId)).balance;
+  return { brand, advocate, medusa, order, emit, conversion, claims, refunds, balance };
+}
+
+describe('Medusa plugin subscribers, delivering to the service', () => {
+  it('records nothing when an order is placed unpaid, then the conversion and its claim once the payment is captured', async () => {
+    const store = await givenStore();
+    await store.emit(orderPlaced);
+    expect(await store.conversion()).toBeUndefined();
+
+    store.order.paid = 'all';
+    await store.emit(paymentCaptured);
+    const conversion = await store.conversion();
+    expect(conversion).toMatchObject({ status: 'completed', order_value: '63.00', referrer_reward_paid: '6.30', source: 'medusa', currency: 'EUR' });
+    expect(conversion.order_subtotal).toBe('58.00');
+    const [claim] = await store.claims();
+    expect(claim).toMatchObject({ status: 'converted', source: 'medusa', referral_code: store.advocate.code });
+    expect(Number(conversion.claim_id)).toBe(Number(claim.claim_id));
+    expect(await store.balance()).toBe(6.3);
+
+    const lines = await service.db('conversion_products').where({ brand_id: store.brand.brandId, conversion_id: conversion.conversion_id }).orderBy('line_no');
+    expect(lines.map((line) => [line.name, line.sku, line.quantity, line.price, line.line_total])).toEqual([
+      ['Black tee', 'TEE-BLK-M', 2, '25.00', '43.00'],
+      ['Mug', 'MUG-01', 1, '15.00', '15.00'],
+    ]);
+    expect(lines[0].attributes).toMatchObject({ categories: ['Shirts'] });
+  });
+
+  it('converts on order.placed when the provider captured during checkout (Medusa emits no payment.captured then)', async () => {
+    const store = await givenStore();
+    store.order.paid = 'all';
+    await store.emit(orderPlaced);
+    expect(await store.conversion()).toMatchObject({ status: 'completed', order_value: '63.00' });
+    expect(await store.balance()).toBe(6.3);
+  });
+
+  it('records a partial refund by its Medusa refund id and reverses the reward pro rata', async () => {
+    const store = await givenStore();
+    store.order.paid = 'all';
+    await store.emit(orderPlaced);
+    store.order.refunds = [{ id: 'ref_01PARTIAL', amount: 21, created_at: '2026-11-21T10:00:00Z', note: 'damaged mug' }];
+    await store.emit(paymentRefunded);
+
+    expect(await store.conversion()).toMatchObject({ status: 'partial_refund', refunded_total: '21.00' });
+    expect(await store.refunds()).toEqual([expect.objectContaining({ refund_id: 'ref_01PARTIAL', amount: '21.00', is_full_refund: false, reason: 'damaged mug' })]);
+    expect((await store.claims())[0]).toMatchObject({ status: 'partial_refund' });
+    expect(await store.balance()).toBe(4.2);
+  });
+
+  it('records two refunds once each; the one reaching paid_total makes the order refunded', async () => {
+    const store = await givenStore();
+    store.order.paid = 'all';
+    await store.emit(orderPlaced);
+    store.order.refunds = [{ id: 'ref_01FIRST', amount: 21, created_at: '2026-11-21T10:00:00Z' }];
+    await store.emit(paymentRefunded);
+    store.order.refunds.push({ id: 'ref_02SECOND', amount: 42, created_at: '2026-11-22T10:00:00Z' });
+    await store.emit(paymentRefunded);
+    await store.emit(paymentRefunded); // Medusa state read again: both refunds are already recorded
+
+    expect(await store.conversion()).toMatchObject({ status: 'refunded', refunded_total: '63.00' });
+    expect((await store.refunds()).map((refund) => [refund.refund_id, refund.amount, refund.is_full_refund])).toEqual([
+      ['ref_01FIRST', '21.00', false],
+      ['ref_02SECOND', '42.00', true],
+    ]);
+    expect(await store.balance()).toBe(0);
+  });
+
+  it('refunds what was paid in full when a captured order is canceled (no payment.refunded is emitted)', async () => {
+    const store = await givenStore();
+    store.order.paid = 'all';
+    await store.emit(orderPlaced);
+    store.order.canceled = true;
+    await store.emit(orderCanceled);
+    await store.emit(orderCanceled);
+
+    expect(await store.conversion()).toMatchObject({ status: 'refunded', refunded_total: '63.00' });
+    expect(await store.refunds()).toEqual([
+      expect.objectContaining({ refund_id: `cancel:${store.order.id}`, amount: '63.00', is_full_refund: true }),
+    ]);
+    expect((await store.claims())[0]).toMatchObject({ status: 'refunded' });
+    expect(await store.balance()).toBe(0);
+  });
+
+  it('does not refund twice when the cancellation refunded the payment in Medusa itself', async () => {
+    const store = await givenStore();
+    store.order.paid = 'all';
+    await store.emit(orderPlaced);
+    store.order.canceled = true;
+    store.order.refunds = [{ id: 'ref_01CANCEL', amount: 63, created_at: '2026-11-21T10:00:00Z' }];
+    await store.emit(orderCanceled);
+
+    expect(await store.conversion()).toMatchObject({ status: 'refunded', refunded_total: '63.00' });
+    expect((await store.refunds()).map((refund) => refund.refund_id)).toEqual(['ref_01CANCEL']);
+  });
+
+  it('never takes an automatic promotion for a referral code, even one spelled like it', async () => {
+    const store = await givenStore();
+    store.order.promotions = [{ code: store.advocate.code, discount: 7, automatic: true }];
+    store.order.paid = 'all';
+    await store.emit(orderPlaced);
+
+    expect(await store.conversion()).toBeUndefined();
+    expect(await store.claims()).toHaveLength(0);
+  });
+
+  it('records nothing for a coupon that is not a referral code, and its refunds are no error', async () => {
+    const store = await givenStore();
+    store.order.promotions = [{ code: 'BLACKFRIDAY', discount: 7 }];
+    store.order.paid = 'all';
+    await store.emit(orderPlaced);
+    store.order.refunds = [{ id: 'ref_01NOREF', amount: 10, created_at: '2026-11-21T10:00:00Z' }];
+    await store.emit(paymentRefunded);
+
+    expect(await store.conversion()).toBeUndefined();
+    expect(await store.refunds()).toHaveLength(0);
+    expect(store.medusa.logs.filter((log) => log.level === 'error')).toEqual([]);
+  });
+
+  it('records the conversion without a claim below the Premier plan', async () => {
+    const store = await givenStore({ plan: 'growth' });
+    store.order.paid = 'all';
+    await store.emit(orderPlaced);
+    expect(await store.conversion()).toMatchObject({ status: 'completed', claim_id: null, referral_code: store.advocate.code });
+    expect(await store.claims()).toHaveLength(0);
+  });
+
+  it('converts when the order is placed under conversionTrigger "placed", and a cancellation takes it back', async () => {
+    const store = await givenStore({ pluginOptions: { conversionTrigger: 'placed' } });
+    await store.emit(orderPlaced);
+    expect(await store.conversion()).toMatchObject({ status: 'completed', order_value: '63.00' });
+    store.order.canceled = true;
+    await store.emit(orderCanceled);
+    expect(await store.conversion()).toMatchObject({ status: 'refunded' });
+    expect(await store.balance()).toBe(0);
+  });
+
+  it('keeps retrying with backoff while the service is down, and the delivery lands once it is back', async () => {
+    const store = await givenStore();
+    const down = await listen(service.app);
+    const port = (down.address() as AddressInfo).port;
+    await close(down);
+    const pluginOptions = { serviceUrl: `http://127.0.0.1:${port}`, brandId: store.brand.brandId, apiKey: store.brand.apiKey, retryBaseDelayMs: 50, retryMaxDelayMs: 200 };
+    store.order.paid = 'all';
+    store.medusa.save(store.order);
+
+    await orderPlaced.default({ event: { name: 'order.placed', data: { id: store.order.id } }, container: store.medusa.container, pluginOptions });
+    expect(await store.conversion()).toBeUndefined();
+    expect(store.medusa.logs.some((log) => log.level === 'warn' && /unreachable/.test(log.message))).toBe(true);
+
+    await new Promise((resolve) => setTimeout(resolve, 300)); // a few retries fail meanwhile
+    const back = await listen(service.app, port);
+    try {
+      await settleDeliveries();
+    } finally {
+      await close(back);
+    }
+    expect(await store.conversion()).toMatchObject({ status: 'completed', order_value: '63.00' });
+    expect(await store.balance()).toBe(6.3);
+  });
+
+  it('gives up at once, with an error in the log, when the service refuses the signature', async () => {
+    const store = await givenStore({ pluginOptions: { apiKey: 'rk_not-the-brands-key' } });
+    store.order.paid = 'all';
+    await store.emit(orderPlaced);
+    await settleDeliveries();
+
+    expect(await store.conversion()).toBeUndefined();
+    expect(store.medusa.logs).toContainEqual({ level: 'error', message: expect.stringMatching(/refused .*\(401\).*X-AL-Signature/) });
+  });
+
+  it('reports a missing option in the log and sends nothing', async () => {
+    const store = await givenStore({ pluginOptions: { brandId: undefined } });
+    store.order.paid = 'all';
+    await store.emit(orderPlaced);
+
+    expect(store.medusa.queries).toHaveLength(0);
+    expect(store.medusa.logs).toContainEqual({ level: 'error', message: expect.stringMatching(/option brandId is required/) });
+  });
+
+  it('reads the order with query.graph, and finds it from the payment on payment events', async () => {
+    const store = await givenStore();
+    store.order.paid = 'all';
+    await store.emit(paymentCaptured);
+    expect(store.medusa.queries.map((query) => query.entity)).toEqual(['payment', 'order_payment_collection', 'order']);
+    expect(store.medusa.queries[2]).toMatchObject({ filters: { id: store.order.id } });
+    expect(store.medusa.queries[2]!.fields).toEqual(
+      expect.arrayContaining(['email', 'summary.paid_total', 'summary.refunded_total', 'items.variant_sku', 'items.product.categories.name', 'promotions.is_automatic', 'payment_collections.payments.refunds.id']),
+    );
+  });
+});

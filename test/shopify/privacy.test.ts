@@ -1,0 +1,148 @@
+import { processInbox } from '../../connectors/shopify/process-inbox';
+import { findBrand } from '../../core/brands/brand';
+import { givenAdvocate } from '../helpers/fixtures';
+import { fixtureText, inboxRow, installApp, sendWebhook, setUpShopifyTests, variant } from './shopify-test-kit';
+
+const context = setUpShopifyTests();
+
+const ORDER_WITH_TENOFF = fixtureText('order-with-discount-code.shopify-api-fixture.json');
+const CUSTOMERS_REDACT = fixtureText('customers-redact.template-sample.json');
+const CUSTOMERS_DATA_REQUEST = fixtureText('customers-data-request.template-sample.json');
+
+/** app/uninstalled carries the Shop object. */
+function shopObject(shop: string): string {
+  return JSON.stringify({ id: 548380009, name: 'Super Toys', email: 'super@supertoys.com', domain: null, myshopify_domain: shop, plan_name: 'basic' });
+}
+
+/** A premier shop with two referred orders: John's (order 299938, named in the privacy samples) and Mary's. */
+async function shopWithJohnAndMary() {
+  const installed = await installApp(context.app, context.fake, undefined, 'premier');
+  await givenAdvocate(context.app.db, installed.brandId, { code: 'TENOFF' });
+  const john = variant(ORDER_WITH_TENOFF, (order) => {
+    order.id = 299938;
+    order.email = 'john@example.com';
+    order.contact_email = 'john@example.com';
+    order.customer.email = 'john@example.com';
+    order.customer.first_name = 'John';
+    order.customer.last_name = 'Doe';
+  });
+  const mary = variant(ORDER_WITH_TENOFF, (order) => {
+    order.id = 777001;
+    order.email = 'mary@example.com';
+    order.contact_email = null;
+    order.customer.email = 'mary@example.com';
+    order.customer.first_name = 'Mary';
+  });
+  await sendWebhook(context.app, john, { topic: 'orders/paid', shop: installed.shop, webhookId: 'john-order' });
+  await sendWebhook(context.app, mary, { topic: 'orders/paid', shop: installed.shop, webhookId: 'mary-order' });
+  await processInbox(context.app.db, { brandId: installed.brandId });
+  return installed;
+}
+
+describe('app/uninstalled and the privacy topics', () => {
+  it('app/uninstalled → the brand is marked uninstalled and the shop\'s sessions are deleted', async () => {
+    const installed = await installApp(context.app, context.fake);
+    expect(await context.app.db('shopify_sessions').where({ brand_id: installed.brandId })).toHaveLength(1);
+    await sendWebhook(context.app, shopObject(installed.shop), { topic: 'app/uninstalled', shop: installed.shop, webhookId: 'bye' });
+    await processInbox(context.app.db, { brandId: installed.brandId });
+    expect(await inboxRow(context.app.db, installed.brandId, 'bye')).toMatchObject({ status: 'done', outcome: 'uninstalled', result: { sessions_deleted: 1 } });
+    expect((await findBrand(context.app.db, installed.brandId))!.status).toBe('uninstalled');
+    expect(await context.app.db('shopify_sessions').where({ brand_id: installed.brandId })).toEqual([]);
+    expect(await context.app.db('shopify_shops').where({ brand_id: installed.brandId }).first()).toMatchObject({ status: 'uninstalled' });
+
+    // Installing again brings the same brand back.
+    const again = await installApp(context.app, context.fake, installed.shop);
+    expect(again.brandId).toBe(installed.brandId);
+    expect((await findBrand(context.app.db, installed.brandId))!.status).toBe('active');
+  });
+
+  it('an uninstall that happened before the latest install does not undo it', async () => {
+    const installed = await installApp(context.app, context.fake);
+    const earlier = new Date(Date.now() - 3600_000).toISOString();
+    await sendWebhook(context.app, shopObject(installed.shop), { topic: 'app/uninstalled', shop: installed.shop, webhookId: 'late-bye', triggeredAt: earlier });
+    await processInbox(context.app.db, { brandId: installed.brandId });
+    expect(await inboxRow(context.app.db, installed.brandId, 'late-bye')).toMatchObject({ outcome: 'ignored: the shop reinstalled the app after this uninstall' });
+    expect((await findBrand(context.app.db, installed.brandId))!.status).toBe('active');
+    expect(await context.app.db('shopify_sessions').where({ brand_id: installed.brandId })).toHaveLength(1);
+  });
+
+  it('customers/data_request → everything held about the customer, kept for the merchant to hand over', async () => {
+    const installed = await shopWithJohnAndMary();
+    await sendWebhook(context.app, CUSTOMERS_DATA_REQUEST, { topic: 'customers/data_request', shop: installed.shop, webhookId: 'dr-1' });
+    await processInbox(context.app.db, { brandId: installed.brandId });
+    const row = await inboxRow(context.app.db, installed.brandId, 'dr-1');
+    expect(row).toMatchObject({ status: 'done', outcome: 'data_export_ready' });
+    expect(row!.result).toMatchObject({
+      customer_email: 'john@example.com',
+      orders: ['299938', '280263', '220458'],
+      conversions: [{ order_id: '299938', email: 'john@example.com', customer_name: 'John Doe', order_value: '598.94' }],
+      claims: [{ order_id: '299938', email: 'john@example.com', status: 'converted' }],
+    });
+    expect(JSON.stringify(row!.result)).not.toContain('mary@example.com');
+  });
+
+  it('customers/redact → the customer\'s personal data is anonymized in our records; the money stays', async () => {
+    const installed = await shopWithJohnAndMary();
+    const johnBefore = await context.app.db('conversions').where({ brand_id: installed.brandId, order_id: '299938' }).first();
+    await sendWebhook(context.app, CUSTOMERS_REDACT, { topic: 'customers/redact', shop: installed.shop, webhookId: 'redact-john' });
+    await processInbox(context.app.db, { brandId: installed.brandId });
+    expect(await inboxRow(context.app.db, installed.brandId, 'redact-john')).toMatchObject({
+      status: 'done',
+      outcome: 'customer_redacted',
+      result: { conversions: 1, claims: 1, advocates: 0 },
+    });
+
+    const john = await context.app.db('conversions').where({ brand_id: installed.brandId, order_id: '299938' }).first();
+    expect(john.email).toMatch(/^redacted-[0-9a-f-]+@redacted\.invalid$/);
+    expect(john).toMatchObject({ customer_name: null, visitor_id: null, order_value: johnBefore.order_value, referrer_reward_paid: johnBefore.referrer_reward_paid });
+    const claim = await context.app.db('claims').where({ brand_id: installed.brandId, claim_id: john.claim_id }).first();
+    expect(claim).toMatchObject({ customer_name: null, phone: null });
+    expect(claim.email).toMatch(/@redacted\.invalid$/);
+    // The webhook bodies that carried John's data are emptied, the redact request's own too.
+    expect((await inboxRow(context.app.db, installed.brandId, 'john-order'))!.body).toBe('{"redacted":true}');
+    expect((await inboxRow(context.app.db, installed.brandId, 'redact-john'))!.body).toBe('{"redacted":true}');
+    const everything = JSON.stringify(await context.app.db('shopify_inbox').where({ brand_id: installed.brandId })) + JSON.stringify(await context.app.db('conversions').where({ brand_id: installed.brandId }));
+    expect(everything.toLowerCase()).not.toContain('john@example.com');
+
+    // Mary is untouched.
+    expect(await context.app.db('conversions').where({ brand_id: installed.brandId, order_id: '777001' }).first()).toMatchObject({ email: 'mary@example.com', customer_name: 'Mary Norman' });
+    expect((await inboxRow(context.app.db, installed.brandId, 'mary-order'))!.body).toContain('mary@example.com');
+  });
+
+  it('customers/redact also anonymizes an advocate with that email', async () => {
+    const installed = await installApp(context.app, context.fake);
+    const advocate = await givenAdvocate(context.app.db, installed.brandId, { email: 'john@example.com', first_name: 'John' });
+    await sendWebhook(context.app, CUSTOMERS_REDACT, { topic: 'customers/redact', shop: installed.shop });
+    await processInbox(context.app.db, { brandId: installed.brandId });
+    const row = await context.app.db('advocates').where({ brand_id: installed.brandId, advocate_id: advocate.advocateId }).first();
+    expect(row).toMatchObject({ first_name: 'Redacted', last_name: null });
+    expect(row.email).toMatch(/@redacted\.invalid$/);
+    expect(await context.app.db('referral_codes').where({ brand_id: installed.brandId, advocate_id: advocate.advocateId })).toHaveLength(1);
+  });
+
+  it('shop/redact → the shop\'s data is deleted: the brand the install created, with everything in it', async () => {
+    const installed = await shopWithJohnAndMary();
+    await sendWebhook(context.app, shopObject(installed.shop), { topic: 'app/uninstalled', shop: installed.shop });
+    await processInbox(context.app.db, { brandId: installed.brandId });
+    const redact = JSON.stringify({ shop_id: 954889, shop_domain: installed.shop });
+    const response = await sendWebhook(context.app, redact, { topic: 'shop/redact', shop: installed.shop, webhookId: 'shop-gone' });
+    expect(response.status).toBe(200);
+    await processInbox(context.app.db, { brandId: installed.brandId });
+
+    expect(await findBrand(context.app.db, installed.brandId)).toBeNull();
+    for (const table of ['api_keys', 'advocates', 'referral_codes', 'claims', 'conversions', 'conversion_products', 'reward_ledger', 'shopify_shops', 'shopify_sessions', 'shopify_inbox']) {
+      expect([table, await context.app.db(table).where({ brand_id: installed.brandId })]).toEqual([table, []]);
+    }
+    // A repeat of the request finds no shop: acknowledged, nothing kept.
+    const repeat = await sendWebhook(context.app, redact, { topic: 'shop/redact', shop: installed.shop });
+    expect(repeat.body.data).toMatchObject({ accepted: false });
+  });
+
+  it('shop/redact is ignored while the app is installed again', async () => {
+    const installed = await installApp(context.app, context.fake);
+    await sendWebhook(context.app, JSON.stringify({ shop_id: 1, shop_domain: installed.shop }), { topic: 'shop/redact', shop: installed.shop, webhookId: 'too-late' });
+    await processInbox(context.app.db, { brandId: installed.brandId });
+    expect(await inboxRow(context.app.db, installed.brandId, 'too-late')).toMatchObject({ outcome: 'ignored: the shop has the app installed again' });
+    expect(await findBrand(context.app.db, installed.brandId)).not.toBeNull();
+  });
+});

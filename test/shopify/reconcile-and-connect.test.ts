@@ -1,0 +1,188 @@
+import { processInbox } from '../../connectors/shopify/process-inbox';
+import { givenAdvocate, givenBrand } from '../helpers/fixtures';
+import { exactNumber, fixtureText, inboxRow, installApp, referrals, sendWebhook, uniqueShop, setUpShopifyTests, variant } from './shopify-test-kit';
+
+const context = setUpShopifyTests();
+
+const money = (amount: string) => ({ shopMoney: { amount } });
+
+/** An Order node as the GraphQL Admin API returns it. */
+function graphqlOrder(id: string, options: { email: string; codes?: string[]; status?: string; total?: string; refunds?: Array<{ id: string; amount: string }> }) {
+  const total = options.total ?? '120.00';
+  return {
+    id: `gid://shopify/Order/${id}`,
+    name: `#${id.slice(-4)}`,
+    email: options.email,
+    test: false,
+    displayFinancialStatus: options.status ?? 'PAID',
+    currencyCode: 'EUR',
+    customer: { firstName: 'Eve', lastName: 'Late', defaultEmailAddress: { emailAddress: options.email } },
+    totalPriceSet: money(total),
+    subtotalPriceSet: money('110.00'),
+    totalDiscountsSet: money(options.codes?.length ? '12.00' : '0.00'),
+    totalTaxSet: money('5.00'),
+    totalShippingPriceSet: money('5.00'),
+    discountCodes: options.codes ?? [],
+    customAttributes: [],
+    customerJourneySummary: null,
+    lineItems: {
+      nodes: [
+        {
+          id: 'gid://shopify/LineItem/866550311766439020',
+          title: 'Tee',
+          quantity: 2,
+          sku: 'TEE-1',
+          variant: { id: 'gid://shopify/ProductVariant/808950810' },
+          product: { id: 'gid://shopify/Product/632910392' },
+          originalUnitPriceSet: money('61.00'),
+          discountAllocations: options.codes?.length
+            ? [{ allocatedAmountSet: money('12.00'), discountApplication: { code: options.codes[0] } }]
+            : [],
+        },
+      ],
+    },
+    refunds: (options.refunds ?? []).map((refund) => ({
+      id: `gid://shopify/Refund/${refund.id}`,
+      note: null,
+      transactions: { nodes: [{ id: `gid://shopify/OrderTransaction/${refund.id}1`, kind: 'REFUND', status: 'SUCCESS', amountSet: money(refund.amount) }] },
+    })),
+  };
+}
+
+const cli = (argv: string[], tty = false) => referrals(context.app, argv, { tty });
+
+describe('referrals shopify reconcile', () => {
+  it('backfills a paid order whose webhook never came (and its refund), through the same path, idempotently', async () => {
+    const installed = await installApp(context.app, context.fake, undefined, 'premier');
+    await givenAdvocate(context.app.db, installed.brandId, { code: 'TENOFF' });
+    // This order's webhook did come.
+    const delivered = variant(fixtureText('order-with-discount-code.shopify-api-fixture.json'), (order) => (order.id = exactNumber('820982911946154508')));
+    await sendWebhook(context.app, delivered, { topic: 'orders/paid', shop: installed.shop });
+    await processInbox(context.app.db, { brandId: installed.brandId });
+
+    context.fake.orders.set(installed.shop, [
+      graphqlOrder('820982911946154508', { email: 'bob.norman@mail.example.com', codes: ['TENOFF'], total: '598.94' }),
+      graphqlOrder('820982911946154999', { email: 'eve@example.com', codes: ['tenoff'], refunds: [{ id: '890088186047892319', amount: '20.00' }] }),
+      graphqlOrder('820982911946155001', { email: 'nobody@example.com' }),
+      graphqlOrder('820982911946155002', { email: 'nobody2@example.com', status: 'PENDING' }),
+      graphqlOrder('820982911946155003', { email: 'nobody3@example.com', refunds: [{ id: '890088186047892400', amount: '5.00' }] }),
+      graphqlOrder('820982911946155004', { email: 'nobody4@example.com', status: 'REFUNDED' }),
+      graphqlOrder('820982911946155005', { email: 'nobody5@example.com' }),
+    ]);
+
+    const run = await cli(['shopify', 'reconcile', '--brand', installed.brandId, '--since', '2026-11-01', '--json'], true);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const summary = JSON.parse(run.stdout);
+    expect(summary).toMatchObject({
+      shop: installed.shop,
+      since: '2026-11-01',
+      orders_checked: 7,
+      conversions_backfilled: 1,
+      refunds_backfilled: 1,
+      orders: { duplicate_order: 1, conversion_recorded: 1, not_attributed: 4, not_paid: 1 },
+      refunds: { refund_recorded: 1, 'ignored: order 820982911946155003 has no conversion': 1 },
+      failed: [],
+    });
+    // A progress bar on a terminal, ending full.
+    expect(run.progress.at(-2)).toBe(`\r[${'█'.repeat(30)}] 7/7 orders`);
+    expect(run.progress.at(-1)).toBe('\n');
+
+    const backfilled = await context.app.db('conversions').where({ brand_id: installed.brandId, order_id: '820982911946154999' }).first();
+    expect(backfilled).toMatchObject({ email: 'eve@example.com', order_value: '120.00', order_subtotal: '110.00', discount_applied: '12.00', currency: 'EUR', referral_code: 'TENOFF', source: 'shopify', status: 'partial_refund', refunded_total: '20.00' });
+    expect(backfilled.claim_id).not.toBeNull();
+    const products = await context.app.db('conversion_products').where({ brand_id: installed.brandId, conversion_id: backfilled.conversion_id });
+    expect(products).toMatchObject([{ name: 'Tee', quantity: 2, price: '61.00', line_total: '110.00', sku: 'TEE-1' }]);
+    expect(products[0].attributes).toMatchObject({ line_item_id: '866550311766439020', variant_id: '808950810' });
+    expect(await inboxRow(context.app.db, installed.brandId, 'reconcile:orders/paid:820982911946154999')).toMatchObject({ status: 'done', outcome: 'conversion_recorded' });
+
+    const query = context.fake.graphqlCalls(installed.shop, 'ReconcileOrders');
+    expect(query).toHaveLength(2); // pages of 5
+    expect(query[0]!.body.variables).toMatchObject({ first: 5, query: "updated_at:>='2026-11-01'" });
+
+    // Again: nothing changes.
+    const counts = async () => ({
+      conversions: (await context.app.db('conversions').where({ brand_id: installed.brandId })).length,
+      claims: (await context.app.db('claims').where({ brand_id: installed.brandId })).length,
+      refunds: (await context.app.db('refunds').where({ brand_id: installed.brandId })).length,
+    });
+    const before = await counts();
+    expect(before).toEqual({ conversions: 2, claims: 2, refunds: 1 });
+    const second = JSON.parse((await cli(['shopify', 'reconcile', '--brand', installed.brandId, '--since', '2026-11-01', '--json'])).stdout);
+    expect(second).toMatchObject({ conversions_backfilled: 0, refunds_backfilled: 0, orders: { reconciled_before: 6, not_paid: 1 } });
+    expect(await counts()).toEqual(before);
+  });
+
+  it('prints a readable summary without a progress bar when not on a terminal, and checks its arguments', async () => {
+    const installed = await installApp(context.app, context.fake);
+    context.fake.orders.set(installed.shop, []);
+    const run = await cli(['shopify', 'reconcile', '--brand', installed.brandId, '--since', '2026-11-01']);
+    expect(run.code).toBe(0);
+    expect(run.progress).toEqual([]);
+    expect(run.stdout).toContain('orders_checked: 0');
+    const bad = await cli(['shopify', 'reconcile', '--brand', installed.brandId, '--since', 'last week']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--since must be a date like 2026-11-01');
+    const notConnected = await givenBrand(context.app.db);
+    const unlinked = await cli(['shopify', 'reconcile', '--brand', notConnected.brandId, '--since', '2026-11-01']);
+    expect(unlinked.code).toBe(1);
+    expect(unlinked.stderr).toContain('is not connected to a Shopify shop');
+  });
+});
+
+describe('referrals shopify connect (a merchant\'s own custom app)', () => {
+  it('links the brand, subscribes the webhooks with the custom token, and accepts webhooks signed with the custom app\'s secret', async () => {
+    const brand = await givenBrand(context.app.db, { plan: 'premier' });
+    await givenAdvocate(context.app.db, brand.brandId, { code: 'TENOFF' });
+    const shop = uniqueShop();
+    context.fake.customTokens.set(shop, 'shpat_custom_token');
+    const run = await cli([
+      'shopify', 'connect', '--brand', brand.brandId, '--shop', shop,
+      '--access-token', 'shpat_custom_token', '--api-secret', 'custom-app-secret', '--app-url', 'https://referrals.example.com', '--json',
+    ]);
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      brand_id: brand.brandId,
+      shop,
+      shop_name: `Shop ${shop}`,
+      app: 'custom',
+      webhooks: { uri: 'https://referrals.example.com/shopify/webhooks', created: ['ORDERS_PAID', 'REFUNDS_CREATE', 'APP_UNINSTALLED'] },
+    });
+    expect(context.fake.graphqlCalls(shop, 'CreateWebhookSubscription')[0]!.headers['x-shopify-access-token']).toBe('shpat_custom_token');
+    const link = await context.app.db('shopify_shops').where({ brand_id: brand.brandId }).first();
+    expect(link).toMatchObject({ shop_domain: shop, app_kind: 'custom', status: 'installed', created_brand: false });
+    expect(link.api_secret_encrypted).not.toContain('custom-app-secret');
+    expect(JSON.stringify(await context.app.db('shopify_sessions').where({ brand_id: brand.brandId }))).not.toContain('shpat_custom_token');
+
+    const order = fixtureText('order-with-discount-code.shopify-api-fixture.json');
+    expect((await sendWebhook(context.app, order, { topic: 'orders/paid', shop, secret: 'not-the-custom-secret' })).status).toBe(401);
+    const accepted = await sendWebhook(context.app, order, { topic: 'orders/paid', shop, secret: 'custom-app-secret', webhookId: 'custom-1' });
+    expect(accepted.status).toBe(200);
+    await processInbox(context.app.db, { brandId: brand.brandId });
+    expect(await inboxRow(context.app.db, brand.brandId, 'custom-1')).toMatchObject({ outcome: 'conversion_recorded' });
+
+    // The stored custom token serves reconcile too.
+    context.fake.orders.set(shop, [graphqlOrder('450789469', { email: 'bob.norman@mail.example.com', codes: ['TENOFF'] })]);
+    const reconcile = JSON.parse((await cli(['shopify', 'reconcile', '--brand', brand.brandId, '--since', '2026-11-01', '--json'])).stdout);
+    expect(reconcile.orders).toEqual({ duplicate_order: 1 });
+  });
+
+  it('refuses a token Shopify does not accept, and a shop already connected to another brand', async () => {
+    const brand = await givenBrand(context.app.db);
+    const shop = uniqueShop();
+    const refused = await cli(['shopify', 'connect', '--brand', brand.brandId, '--shop', shop, '--access-token', 'wrong', '--api-secret', 's']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`Shopify refused the access token for ${shop}`);
+    expect(await context.app.db('shopify_shops').where({ shop_domain: shop })).toEqual([]);
+
+    const installed = await installApp(context.app, context.fake);
+    context.fake.customTokens.set(installed.shop, 'shpat_other');
+    const taken = await cli(['shopify', 'connect', '--brand', brand.brandId, '--shop', installed.shop, '--access-token', 'shpat_other', '--api-secret', 's']);
+    expect(taken.code).toBe(1);
+    expect(taken.stderr).toContain(`is already connected to brand ${installed.brandId}`);
+
+    const badShop = await cli(['shopify', 'connect', '--brand', brand.brandId, '--shop', 'example.com', '--access-token', 't', '--api-secret', 's']);
+    expect(badShop.code).toBe(2);
+    expect(badShop.stderr).toContain('--shop must be');
+  });
+});
