@@ -6,6 +6,8 @@ import type { ServerProcess } from './server-process';
 export interface ScenarioRequest {
   body: string;
   key?: string;
+  /** Headers of this request only (e.g. a signature over its body). */
+  headers?: Record<string, string>;
 }
 
 export interface Scenario {
@@ -80,7 +82,7 @@ export async function runScenario(
         setupRequest: (request, context) => {
           const next = scenario.nextRequest();
           (context as { key?: string }).key = next.key;
-          return { ...request, body: next.body };
+          return { ...request, body: next.body, headers: next.headers ? { ...request.headers, ...next.headers } : request.headers };
         },
         onResponse: (status, _body, context) => {
           const key = (context as { key?: string }).key;

@@ -13,6 +13,7 @@ export interface BenchReport {
   environment: { cpus: number; node: string; postgres: string; database: string; seconds_per_scenario: number };
   scenarios: Array<Omit<ScenarioResult, 'succeeded'> & { rows_before: number }>;
   skipped: Array<{ name: string; reason: string }>;
+  notes: string[];
   reference: ReferenceResult[];
   growth: { rows_small: number; rows_large: number; p50_ratio: number; throughput_ratio: number } | null;
   targets: Target[];
@@ -50,6 +51,7 @@ export function renderTable(report: BenchReport): string {
     ),
   );
   for (const skipped of report.skipped) lines.push(`${skipped.name}: skipped: ${skipped.reason}`);
+  for (const note of report.notes) lines.push(note);
   lines.push('');
   lines.push(
     table(

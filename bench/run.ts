@@ -14,7 +14,7 @@ import { type BenchReport, type Target, renderJson, renderTable } from './report
 import { eligibilityCheck, newConversion, partialRefund, replayConversion } from './request-bodies';
 import { routeExists } from './route-probe';
 import { startServer } from './server-process';
-import { shopifyOrdersPaid } from './shopify-orders-paid';
+import { inboxOutcomes, shopifyOrdersPaid, waitForInbox } from './shopify-orders-paid';
 
 // `npm run bench`: the whole run stays under 5 minutes on a laptop; BENCH_SECONDS trades time for noise.
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -67,6 +67,7 @@ async function main(): Promise<void> {
     (await db.raw('SELECT pid FROM pg_stat_activity WHERE datname = current_database()')).rows.map((row: { pid: number }) => row.pid);
   const results: BenchReport['scenarios'] = [];
   const skipped: BenchReport['skipped'] = [];
+  const notes: string[] = [];
   const measure = async (planned: Scenario): Promise<ScenarioResult> => {
     const rowsBefore = await countConversions(db);
     progress(`${planned.name} at ${planned.connections} connections for ${planned.durationSeconds} s`);
@@ -98,7 +99,12 @@ async function main(): Promise<void> {
 
     const shopify = await shopifyOrdersPaid(server.url, db, tenant);
     if (shopify.ready) {
-      await measure(scenario('shopify orders/paid', shopify.path, 16, shopify.expectedStatus, shopify.nextRequest, SECONDS, {}));
+      const acknowledged = await measure(scenario('shopify orders/paid ack', shopify.path, 16, shopify.expectedStatus, shopify.nextRequest, SECONDS, {}));
+      const drained = await waitForInbox(db, tenant.brandId);
+      const outcomes = await inboxOutcomes(db, tenant.brandId);
+      notes.push(
+        `shopify: ${acknowledged.requests} deliveries acknowledged; the inbox worker finished its backlog ${drained.toFixed(1)} s after the run; outcomes ${JSON.stringify(outcomes)}`,
+      );
     } else {
       skipped.push({ name: 'shopify orders/paid', reason: shopify.reason });
     }
@@ -138,6 +144,7 @@ async function main(): Promise<void> {
       environment: { cpus: os.cpus().length, node: process.version, postgres: `PostgreSQL ${postgres}`, database: databaseName, seconds_per_scenario: SECONDS },
       scenarios: results,
       skipped,
+      notes,
       reference,
       growth: {
         rows_small: results.find((s) => s.name === 'conversion ingest' && s.connections === 16)!.rows_before,

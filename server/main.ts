@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   if (ran.length > 0) logger.info({ migrations: ran }, 'migrations applied');
 
   const app = createApp({ db, config, logger });
-  startShopifyInboxWorker({ db, config, logger });
+  const shopifyInbox = startShopifyInboxWorker({ db, config, logger });
   const server = http.createServer(app.callback());
   const admin = isEmbedded(db)
     ? serveAdminSocket(adminSocketPath(config.dataDir), (argv) =>
@@ -37,6 +37,7 @@ async function main(): Promise<void> {
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
     server.close(async () => {
+      await shopifyInbox.stop();
       await db.destroy();
       logger.info('stopped');
       process.exit(0);

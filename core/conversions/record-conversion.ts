@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { normalizeEmail } from '../advocates/normalize';
 import type { Brand } from '../brands/brand';
 import { markClaimConverted } from '../claims/claim-records';
+import { prepared } from '../db/prepared-statement';
 import { creditNewConversion, creditReward } from '../ledger/reward-ledger';
 import { type Cents, centsFromDecimal, decimalFromCents, percentOf, toCents } from '../money';
 import { type Attribution, attributeConversion } from './attribute-conversion';
@@ -39,7 +40,7 @@ export async function recordConversion(trx: Knex.Transaction, brand: Brand, inpu
 async function findExisting(trx: Knex.Transaction, brandId: string, input: ConversionInput): Promise<Record<string, any> | undefined> {
   if (input.order_id !== null) {
     // No row lock: a repeat only reads (so it writes no WAL); completeIfPending upgrades atomically.
-    return trx('conversions').select(CONVERSION_VIEW_COLUMNS).where({ brand_id: brandId, order_id: input.order_id }).first();
+    return prepared(trx, trx('conversions').select(CONVERSION_VIEW_COLUMNS).where({ brand_id: brandId, order_id: input.order_id }).first());
   }
   if (!input.content_hash) return undefined;
   // No order_id: the same content inside 24 h is the same order. Serialise on the hash.
@@ -141,7 +142,7 @@ async function insertConversion(
     .ignore()
     .returning(CONVERSION_VIEW_COLUMNS);
   // One round trip for the whole write: a lost race inserts nothing, so no lines and no credit.
-  const { rows } = await trx.raw(
+  const { rows } = await prepared(trx, trx.raw(
     `WITH conversion AS (?),
      lines AS (
        INSERT INTO conversion_products (brand_id, conversion_id, line_no, name, quantity, price, line_total, sku, attributes)
@@ -152,7 +153,7 @@ async function insertConversion(
      credit AS (?)
      SELECT * FROM conversion`,
     [insert, brand.brand_id, JSON.stringify(productRows(input)), creditNewConversion(trx, brand.brand_id, 'conversion')],
-  );
+  ));
   return rows[0];
 }
 

@@ -5,6 +5,7 @@ import { updateBrand } from '../../core/brands/brand';
 import { rewardBalance } from '../../core/ledger/reward-ledger';
 import pino from 'pino';
 import { givenAdvocate } from '../helpers/fixtures';
+import { startTestApp } from '../helpers/test-app';
 import { exactNumber, fixtureText, inboxRow, installApp, referrals, sendWebhook, setUpShopifyTests, variant } from './shopify-test-kit';
 
 const context = setUpShopifyTests();
@@ -297,6 +298,17 @@ describe('POST /shopify/webhooks', () => {
     } finally {
       await worker.stop();
     }
+  });
+
+  it('is not rate limited per IP: Shopify\'s bursts all get through', async () => {
+    const shop = await premierShopWithTenoff();
+    const strict = await startTestApp({ rateLimits: { visit: 1, claim: 1, conversion: 1, refund: 1, eligibility: 1, convert: 1 } }, context.app.db);
+    const statuses = [];
+    for (let index = 0; index < 5; index += 1) {
+      statuses.push((await sendWebhook(strict, ORDER_WITH_TENOFF, { topic: 'orders/paid', shop: shop.shop })).status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200]);
+    expect(await context.app.db('shopify_inbox').where({ brand_id: shop.brandId })).toHaveLength(5);
   });
 
   it('a delivery for an unknown shop is acknowledged but not kept; missing headers are named', async () => {

@@ -9,7 +9,7 @@ type DeliveryPolicy = Pick<ReferralPluginOptions, 'serviceUrl' | 'brandId' | 'ap
 export type DeliveryResult = 'accepted' | 'rejected' | 'retrying';
 type AttemptResult = 'accepted' | 'rejected' | 'retry';
 
-export const WEBHOOK_PATH = '/medusa/webhooks';
+const WEBHOOK_PATH = '/medusa/webhooks';
 
 // Statuses that say "try again later"; any other 4xx will not change by resending the same body.
 const TRANSIENT_CLIENT_STATUSES = new Set([408, 425, 429]);
@@ -40,7 +40,7 @@ export async function settleDeliveries(): Promise<void> {
 }
 
 /** Full backoff: base × 2^(n−1), capped, with jitter so many failed deliveries do not return in step. */
-export function retryDelayMs(retry: number, policy: Pick<DeliveryPolicy, 'retryBaseDelayMs' | 'retryMaxDelayMs'>): number {
+function retryDelayMs(retry: number, policy: Pick<DeliveryPolicy, 'retryBaseDelayMs' | 'retryMaxDelayMs'>): number {
   const ceiling = Math.min(policy.retryMaxDelayMs, policy.retryBaseDelayMs * 2 ** Math.min(retry - 1, 30));
   return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
 }
