@@ -7,6 +7,7 @@ import type { AppContext, AppDeps, AppState } from './app-context';
 import { errorEnvelope } from './middleware/error-envelope';
 import { requestLog } from './middleware/request-log';
 import { requireHttps } from './middleware/require-https';
+import { openApiDocument } from './openapi';
 import { healthz, readyz } from './routes/health';
 
 export type App = Koa<AppState, AppContext>;
@@ -21,6 +22,10 @@ export function createApp(deps: AppDeps): App {
   const probes = new Router<AppState, AppContext>();
   probes.get('/healthz', healthz);
   probes.get('/readyz', readyz);
+  const openApi = openApiDocument();
+  probes.get('/api/v1/openapi.json', (ctx) => {
+    ctx.body = openApi;
+  });
 
   app.use(requestLog);
   app.use(errorEnvelope);

@@ -8,7 +8,7 @@ import { itemLines, productLines } from './product-line';
  * POST /api/v1/track/claim, both forms: email/customer_email, name/customer_name, type/claim_type,
  * products/items (the alternate form also sends phone).
  */
-const claimRequestSchema = z
+export const claimRequestSchema = z
   .object({
     referral_code: requiredText(),
     email: email().optional(),

@@ -3,7 +3,7 @@ import type { ClaimInput } from '../../core/claims/claim-input';
 import { amount, email, metadata, requiredText, text } from './fields';
 
 /** POST /api/v1/convert: a simplified claim from an external webhook source. */
-const convertRequestSchema = z.object({
+export const convertRequestSchema = z.object({
   referral_code: requiredText(),
   email: email(),
   /** Order value before the discount. */

@@ -4,7 +4,7 @@ import type { EligibilityQuery } from '../../core/eligibility/check-eligibility'
 import { email, requiredText } from './fields';
 
 /** POST /api/v1/track/check-eligibility: customer_email (or email), referral_code, type. */
-const eligibilityRequestSchema = z
+export const eligibilityRequestSchema = z
   .object({
     referral_code: requiredText(),
     customer_email: email().optional(),

@@ -3,7 +3,7 @@ import { CONVERSION_STATUSES } from '../../core/conversions/conversion-input';
 import type { RefundInput } from '../../core/refunds/refund-input';
 import { amount, metadata, orderId, text } from './fields';
 
-const refundRequestSchema = z
+export const refundRequestSchema = z
   .object({
     order_id: orderId().optional(),
     conversion_id: z.number().int().positive().optional(),

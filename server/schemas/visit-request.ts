@@ -3,7 +3,7 @@ import { VISITOR_ID_PATTERN, type VisitInput } from '../../core/visits/visit-inp
 import { requiredText, text } from './fields';
 
 /** POST /api/v1/track/visit; utm_* is the alternate form. A device's empty storage may send null. */
-const visitRequestSchema = z.object({
+export const visitRequestSchema = z.object({
   referral_code: requiredText(),
   visitor_id: text().regex(VISITOR_ID_PATTERN, { error: 'must be a UUID' }).nullish(),
   existing_code: text().nullish(),

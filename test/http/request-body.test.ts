@@ -54,3 +54,22 @@ describe('probes', () => {
     expect(ready.body.data.status).toBe('ready');
   });
 });
+
+describe('GET /api/v1/openapi.json', () => {
+  it('describes every endpoint with request schemas derived from the zod schemas', async () => {
+    const response = await t.http.get('/api/v1/openapi.json');
+    expect(response.status).toBe(200);
+    expect(Object.keys(response.body.paths).sort()).toEqual([
+      '/api/v1/convert',
+      '/api/v1/track/check-eligibility',
+      '/api/v1/track/claim',
+      '/api/v1/track/conversion',
+      '/api/v1/track/refund',
+      '/api/v1/track/visit',
+    ]);
+    const conversion = response.body.paths['/api/v1/track/conversion'].post.requestBody.content['application/json'].schema;
+    const [primary] = conversion.anyOf;
+    expect(primary.required).toEqual(expect.arrayContaining(['order_id', 'order_value']));
+    expect(primary.properties.order_value.type).toBe('number');
+  });
+});

@@ -1,0 +1,65 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import pino from 'pino';
+import { createDatabase } from '../core/db/create-database';
+import { createApp } from '../server/app';
+import { loadConfig } from '../server/config';
+import { BENCH_KEY_SECRET, benchDatabaseUrl, provisionTenant, recreateDatabase } from './bench-database';
+
+/**
+ * `npx tsx bench/count-round-trips.ts`: the statements one request of each kind sends to
+ * PostgreSQL (BEGIN, COMMIT and the rate-limit counter included), counted at the driver. A steady
+ * figure where timings on a shared machine are not. Uses its own database, `<bench db>_round_trips`.
+ */
+async function main(): Promise<void> {
+  const url = new URL(benchDatabaseUrl());
+  url.pathname = `${url.pathname}_round_trips`;
+  await recreateDatabase(url.toString());
+  const db = createDatabase({ databaseUrl: url.toString() });
+  const tenant = await provisionTenant(db, 3);
+
+  const sent: string[] = [];
+  const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+  pg.Client.prototype.query = function countedQuery(this: pg.Client, ...args: unknown[]) {
+    const first = args[0] as string | { text: string; name?: string };
+    const text = typeof first === 'string' ? first : first.text;
+    sent.push(`${typeof first === 'object' && first.name ? '[prepared] ' : ''}${text.replace(/\s+/g, ' ').slice(0, 110)}`);
+    return query.apply(this, args);
+  } as typeof pg.Client.prototype.query;
+
+  const env = { ...process.env, KEY_ENCRYPTION_SECRET: BENCH_KEY_SECRET, RATE_LIMIT_CONVERSION: '1000000', RATE_LIMIT_REFUND: '1000000', RATE_LIMIT_ELIGIBILITY: '1000000' };
+  const config = { ...loadConfig(env), databaseUrl: url.toString() };
+  const server = http.createServer(createApp({ db, config, logger: pino({ level: 'silent' }) }).callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+
+  const post = async (label: string, path: string, body: object, show = true) => {
+    sent.length = 0;
+    const response = await fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': tenant.apiKey, 'x-brand-id': tenant.brandId },
+      body: JSON.stringify(body),
+    });
+    await response.text();
+    if (!show) return;
+    process.stdout.write(`\n${label}: HTTP ${response.status}, ${sent.length} round trips\n${sent.map((text) => `  ${text}`).join('\n')}\n`);
+  };
+  const products = [{ name: 'Tee', quantity: 2, price: 25 }, { name: 'Mug', quantity: 1, price: 30 }, { name: 'Cap', quantity: 1, price: 40 }];
+  const order = (n: number) => ({ email: `c${n}@shop.example`, order_id: `order-${n}`, order_value: 120, referral_code: tenant.codes[0], products });
+
+  await post('first request (key not cached yet)', '/track/conversion', order(0), false);
+  await post('conversion, new order, attributed by referral_code, 3 product lines', '/track/conversion', order(1));
+  await post('conversion, the same order again (duplicate)', '/track/conversion', order(1));
+  await post('refund, partial, by order_id', '/track/refund', { order_id: 'order-1', refund_id: 'r-1', refund_amount: 1, is_full_refund: false });
+  await post('check-eligibility, new customer', '/track/check-eligibility', { referral_code: tenant.codes[0], customer_email: 'new@shop.example' });
+
+  pg.Client.prototype.query = query as typeof pg.Client.prototype.query;
+  server.close();
+  await db.destroy();
+}
+
+main().catch((error) => {
+  process.stderr.write(`${(error as Error).stack ?? error}\n`);
+  process.exit(1);
+});
