@@ -40,6 +40,23 @@ describe('referrals CLI (in process)', () => {
     expect(list.advocates[0].referral_codes).toEqual([advocate.referral_code]);
   });
 
+  it('changes brand settings: attribution model and window, referee discount, reward rule', async () => {
+    const { brand_id } = JSON.parse((await cli('brand', 'create', '--name', 'Set', '--plan', 'starter', '--json')).stdout);
+    const changed = await cli(
+      'brand', 'settings', '--brand', brand_id, '--plan', 'premier', '--attribution-model', 'first_click', '--attribution-window-days', '14',
+      '--referee-discount-type', 'percentage', '--referee-discount-value', '15', '--referee-min-purchase', '50', '--referee-discount-cap', '20',
+      '--reward-type', 'fixed', '--reward-value', '5', '--json',
+    );
+    expect(changed.code).toBe(0);
+    expect(JSON.parse(changed.stdout).brand).toMatchObject({
+      plan: 'premier', attribution_model: 'first_click', attribution_window_days: 14, referee_discount_type: 'percentage',
+      referee_discount_value: 15, referee_min_purchase: 50, referee_discount_cap: 20, reward_type: 'fixed', reward_value: 5,
+    });
+    const refused = await cli('brand', 'settings', '--brand', brand_id, '--referee-discount-type', 'percentage', '--referee-discount-value', '150');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('at most 100');
+  });
+
   it.each([
     [['brand', 'create', '--plan', 'growth'], '--name is required'],
     [['brand', 'create', '--name', 'A', '--plan', 'gold'], '--plan must be one of starter, growth, premier'],
