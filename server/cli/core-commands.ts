@@ -1,4 +1,4 @@
-import { createAdvocate, getAdvocate, listAdvocates } from '../../core/advocates/advocates';
+import { addReferralCode, createAdvocate, getAdvocate, listAdvocates } from '../../core/advocates/advocates';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../core/brands/api-keys';
 import { PLANS, createBrand, getBrand, listBrands, updateBrand } from '../../core/brands/brand';
 import { migrateToLatest } from '../../core/db/migrate';
@@ -122,6 +122,22 @@ export const coreCommands: Record<string, Command> = {
     usage: 'advocate list --brand ID [--json]',
     async run(flags, { db }) {
       return { advocates: await listAdvocates(db, brandFlag(flags)) };
+    },
+  },
+  'advocate add-code': {
+    usage: 'advocate add-code --brand ID --advocate ADVOCATE_ID --code C [--kind referral|coupon] [--json]',
+    async run(flags, { db }) {
+      const brandId = brandFlag(flags);
+      const advocateId = numberFlag(flags, 'advocate', { integer: true });
+      if (advocateId === undefined) throw new CliError('--advocate is required');
+      const code = requiredFlag(flags, 'code');
+      if (!/^[A-Za-z0-9_-]{3,64}$/.test(code)) throw new CliError('--code must be 3-64 letters, digits, "-" or "_"');
+      const kind = choiceFlag(flags, 'kind', ['referral', 'coupon'] as const) ?? 'referral';
+      return inTransaction(db, async (trx) => {
+        await getAdvocate(trx, brandId, advocateId);
+        await addReferralCode(trx, brandId, advocateId, code, false, kind);
+        return { advocate: await getAdvocate(trx, brandId, advocateId), code, kind };
+      });
     },
   },
   'advocate balance': {

@@ -40,6 +40,17 @@ describe('referrals CLI (in process)', () => {
     expect(list.advocates[0].referral_codes).toEqual([advocate.referral_code]);
   });
 
+  it('maps an extra coupon code to an advocate and refuses one already in use', async () => {
+    const { brand_id } = JSON.parse((await cli('brand', 'create', '--name', 'Coupons', '--plan', 'growth', '--json')).stdout);
+    const { advocate_id } = JSON.parse((await cli('advocate', 'create', '--brand', brand_id, '--email', 'cc@example.com', '--first-name', 'Cc', '--json')).stdout);
+    const added = await cli('advocate', 'add-code', '--brand', brand_id, '--advocate', String(advocate_id), '--code', 'SPRING-CC', '--kind', 'coupon', '--json');
+    expect(added.code).toBe(0);
+    expect(JSON.parse(added.stdout).advocate.referral_codes).toContain('SPRING-CC');
+    const taken = await cli('advocate', 'add-code', '--brand', brand_id, '--advocate', String(advocate_id), '--code', 'spring-cc');
+    expect(taken.code).toBe(1);
+    expect(taken.stderr).toContain('already in use');
+  });
+
   it('changes brand settings: attribution model and window, referee discount, reward rule', async () => {
     const { brand_id } = JSON.parse((await cli('brand', 'create', '--name', 'Set', '--plan', 'starter', '--json')).stdout);
     const changed = await cli(
