@@ -15,7 +15,15 @@ export interface BenchReport {
   skipped: Array<{ name: string; reason: string }>;
   notes: string[];
   reference: ReferenceResult[];
-  growth: { rows_small: number; rows_large: number; p50_ratio: number; throughput_ratio: number } | null;
+  /** Large ÷ small, at 1 connection (and at 16). */
+  growth: {
+    rows_small: number;
+    rows_large: number;
+    p50_ratio: number;
+    p50_ratio_16: number;
+    throughput_ratio: number;
+    throughput_ratio_16: number;
+  } | null;
   targets: Target[];
   total_seconds: number;
 }
@@ -62,7 +70,10 @@ export function renderTable(report: BenchReport): string {
   if (report.growth) {
     const g = report.growth;
     lines.push('');
-    lines.push(`growth: p50 at ${g.rows_large} rows / p50 at ${g.rows_small} rows = ${f(g.p50_ratio, 2)}; throughput ratio = ${f(g.throughput_ratio, 2)}`);
+    lines.push(
+      `growth, ${g.rows_large} rows ÷ ${g.rows_small} rows: p50 ${f(g.p50_ratio, 2)} at 1 connection, ${f(g.p50_ratio_16, 2)} at 16; ` +
+        `throughput ${f(g.throughput_ratio, 2)} at 1, ${f(g.throughput_ratio_16, 2)} at 16`,
+    );
   }
   lines.push('');
   lines.push(

@@ -1,19 +1,11 @@
 import os from 'node:os';
-import { createDatabase } from '../core/db/create-database';
-import {
-  BENCH_KEY_SECRET,
-  benchDatabaseUrl,
-  countConversions,
-  provisionTenant,
-  recreateDatabase,
-  seedConversions,
-} from './bench-database';
+import { countConversions, seedConversions } from './bench-database';
+import { setUpBench, warmUp } from './bench-setup';
 import { type Scenario, type ScenarioResult, runScenario } from './load-scenario';
 import { findPgbench, prepareReference, runReference } from './pgbench-reference';
 import { type BenchReport, type Target, renderJson, renderTable } from './report';
 import { eligibilityCheck, newConversion, partialRefund, replayConversion } from './request-bodies';
 import { routeExists } from './route-probe';
-import { startServer } from './server-process';
 import { inboxOutcomes, shopifyOrdersPaid, waitForInbox } from './shopify-orders-paid';
 
 // `npm run bench`: the whole run stays under 5 minutes on a laptop; BENCH_SECONDS trades time for noise.
@@ -22,7 +14,6 @@ const SEED_ROWS = Number(process.env.BENCH_SEED_ROWS ?? 1_000_000);
 const ADVOCATES = 1000;
 const CONCURRENCY = [1, 16, 64] as const;
 const INBOX_WAIT_SECONDS = 30;
-const UNLIMITED = '1000000000';
 
 const CONVERSION = '/api/v1/track/conversion';
 const REFUND = '/api/v1/track/refund';
@@ -32,27 +23,10 @@ const progress = (message: string) => process.stderr.write(`[bench] ${message}\n
 
 async function main(): Promise<void> {
   const started = Date.now();
-  const databaseUrl = benchDatabaseUrl();
+  const setup = await setUpBench(ADVOCATES, progress);
+  const { db, tenant, server, backends, databaseUrl } = setup;
   const databaseName = new URL(databaseUrl).pathname.slice(1);
-  progress(`resetting database ${databaseName}`);
-  await recreateDatabase(databaseUrl);
-  const db = createDatabase({ databaseUrl, poolMax: 2 });
   const postgres = ((await db.raw('SHOW server_version')).rows[0].server_version as string).split(' ')[0];
-  const tenant = await provisionTenant(db, ADVOCATES);
-  progress(`provisioned brand ${tenant.brandId} with ${ADVOCATES} advocates`);
-
-  const server = await startServer({
-    DATABASE_URL: databaseUrl,
-    KEY_ENCRYPTION_SECRET: BENCH_KEY_SECRET,
-    RATE_LIMIT_VISIT: UNLIMITED,
-    RATE_LIMIT_CLAIM: UNLIMITED,
-    RATE_LIMIT_CONVERSION: UNLIMITED,
-    RATE_LIMIT_REFUND: UNLIMITED,
-    RATE_LIMIT_ELIGIBILITY: UNLIMITED,
-    RATE_LIMIT_CONVERT: UNLIMITED,
-  });
-  progress(`server pid ${server.pid} on ${server.url}`);
-  const headers = { 'x-api-key': tenant.apiKey, 'x-brand-id': tenant.brandId };
   const scenario = (
     name: string,
     path: string,
@@ -60,12 +34,9 @@ async function main(): Promise<void> {
     expectedStatus: number,
     nextRequest: Scenario['nextRequest'],
     seconds = SECONDS,
-    scenarioHeaders: Record<string, string> = headers,
-  ): Scenario => ({ name, path, connections, durationSeconds: seconds, headers: scenarioHeaders, expectedStatus, nextRequest });
+    headers?: Record<string, string>,
+  ): Scenario => setup.scenario(name, path, connections, expectedStatus, nextRequest, seconds, headers);
 
-  // The PostgreSQL backends serving the bench database, whose CPU a scenario reports.
-  const backends = async (): Promise<number[]> =>
-    (await db.raw('SELECT pid FROM pg_stat_activity WHERE datname = current_database()')).rows.map((row: { pid: number }) => row.pid);
   const results: BenchReport['scenarios'] = [];
   const skipped: BenchReport['skipped'] = [];
   const notes: string[] = [];
@@ -83,12 +54,12 @@ async function main(): Promise<void> {
   try {
     const codes = tenant.codes;
     progress('warm-up');
-    const warmUp = await runScenario(server, scenario('warm-up', CONVERSION, 16, 201, newConversion(codes), 3));
+    const warmedUp = await warmUp(setup, () => runScenario(server, scenario('warm-up', CONVERSION, 16, 201, newConversion(codes), 3)));
     const ingest = new Map<number, ScenarioResult>();
     for (const connections of [16, 1, 64]) {
       ingest.set(connections, await measure(scenario('conversion ingest', CONVERSION, connections, 201, newConversion(codes))));
     }
-    const written = [warmUp, ...ingest.values()].flatMap((result) => result.succeeded);
+    const written = [warmedUp, ...ingest.values()].flatMap((result) => result.succeeded);
     const replay = await measure(scenario('duplicate replay', CONVERSION, 64, 200, replayConversion(codes, ingest.get(64)!.succeeded)));
     await measure(scenario('refund ingest', REFUND, 16, 200, partialRefund(written)));
 
@@ -102,7 +73,11 @@ async function main(): Promise<void> {
     const seedStarted = Date.now();
     await seedConversions(db, tenant.brandId, SEED_ROWS);
     progress(`  seeded in ${((Date.now() - seedStarted) / 1000).toFixed(0)} s`);
-    const grown = await measure(scenario('conversion ingest (grown)', CONVERSION, 16, 201, newConversion(codes)));
+    const grown = new Map<number, ScenarioResult>();
+    for (const connections of [16, 1]) {
+      grown.set(connections, await measure(scenario('conversion ingest (grown)', CONVERSION, connections, 201, newConversion(codes))));
+    }
+    await measure(scenario('refund ingest (grown)', REFUND, 16, 200, partialRefund(written)));
 
     // Last against the server: its inbox worker keeps recording orders after the run.
     const shopify = await shopifyOrdersPaid(server.url, db, tenant);
@@ -135,11 +110,12 @@ async function main(): Promise<void> {
     const small = ingest.get(16)!;
     const small64 = ingest.get(64)!;
     const reference64 = reference.find((r) => r.connections === 64);
-    const p50Ratio = grown.p50 / small.p50;
+    // Growth is judged on one connection, where p50 is the cost of a request and not a queue.
+    const p50Ratio = grown.get(1)!.p50 / ingest.get(1)!.p50;
     const targets: Target[] = [
       { name: 'conversions/s at 64 ÷ pgbench TPS at 64', value: reference64 ? small64.throughput / reference64.tps : NaN, goal: '≥ 0.5', met: !!reference64 && small64.throughput / reference64.tps >= 0.5 },
       { name: 'conversion p99 at 16 connections (ms)', value: small.p99, goal: '≤ 25', met: small.p99 <= 25 },
-      { name: `conversion p50 at ${SEED_ROWS} rows ÷ at ~0`, value: p50Ratio, goal: '≤ 1.2', met: p50Ratio <= 1.2 },
+      { name: `conversion p50 at ${SEED_ROWS} rows ÷ at ~0 (1 conn)`, value: p50Ratio, goal: '≤ 1.2', met: p50Ratio <= 1.2 },
       { name: 'duplicate replay ÷ first-write throughput (64)', value: replay.throughput / small64.throughput, goal: '≥ 2', met: replay.throughput / small64.throughput >= 2 },
       { name: 'errors in all scenarios', value: results.reduce((sum, s) => sum + s.errors, 0), goal: '0', met: results.every((s) => s.errors === 0) },
     ];
@@ -151,17 +127,18 @@ async function main(): Promise<void> {
       notes,
       reference,
       growth: {
-        rows_small: results.find((s) => s.name === 'conversion ingest' && s.connections === 16)!.rows_before,
-        rows_large: results.find((s) => s.name === 'conversion ingest (grown)')!.rows_before,
+        rows_small: results.find((s) => s.name === 'conversion ingest' && s.connections === 1)!.rows_before,
+        rows_large: results.find((s) => s.name === 'conversion ingest (grown)' && s.connections === 1)!.rows_before,
         p50_ratio: p50Ratio,
-        throughput_ratio: grown.throughput / small.throughput,
+        p50_ratio_16: grown.get(16)!.p50 / small.p50,
+        throughput_ratio: grown.get(1)!.throughput / ingest.get(1)!.throughput,
+        throughput_ratio_16: grown.get(16)!.throughput / small.throughput,
       },
       targets,
       total_seconds: (Date.now() - started) / 1000,
     };
   } finally {
-    await server.stop();
-    await db.destroy();
+    await setup.close();
   }
   process.stdout.write(`${renderTable(report)}\n\n${renderJson(report)}\n`);
 }

@@ -4,6 +4,7 @@ import * as claimRedemptionsAndVisitClicks from './20261123_0002_claim_redemptio
 import * as rateLimits from './20261124_0003_rate_limits';
 import * as shopify from './20261125_0004_shopify';
 import * as medusa from './20261126_0005_medusa';
+import * as rewardLedgerByConversion from './20261127_0006_reward_ledger_by_conversion';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -18,4 +19,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['20261124_0003_rate_limits', rateLimits],
   ['20261125_0004_shopify', shopify],
   ['20261126_0005_medusa', medusa],
+  ['20261127_0006_reward_ledger_by_conversion', rewardLedgerByConversion],
 ];
