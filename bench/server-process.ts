@@ -75,13 +75,10 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
     memory: () => ({ rssMiB: statusKiB(pid, 'VmRSS') / 1024, peakMiB: statusKiB(pid, 'VmHWM') / 1024 }),
     cpuSeconds: () => cpuSecondsOf(pid),
     stop: () =>
-      new Promise((resolve) => {
+      new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
-        child.once('exit', () => {
-          fs.rmSync(dataDir, { recursive: true, force: true });
-          resolve();
-        });
+        child.once('exit', () => resolve());
         child.kill('SIGTERM');
-      }),
+      }).finally(() => fs.rmSync(dataDir, { recursive: true, force: true })),
   };
 }

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { runStatements } from './run-statements';
 
-// A refund sums one conversion's credit and reversals (outstandingReward). The only index on
+// A refund sums one conversion's credit and reversals (record-refund.ts). The only index on
 // conversion_id covered credits alone, so that sum scanned the whole ledger: a refund's cost grew
 // with every conversion ever recorded.
 const upSql = `

@@ -39,16 +39,6 @@ export function creditNewConversion(db: Executor, brandId: string, source: strin
   );
 }
 
-/** What a conversion still holds in the ledger: its credit minus the reversals so far. */
-export async function outstandingReward(db: Executor, brandId: string, conversionId: number): Promise<Cents> {
-  const row = await db('reward_ledger')
-    .where({ brand_id: brandId, conversion_id: conversionId })
-    .whereIn('kind', ['credit', 'reversal'])
-    .sum({ total: 'amount' })
-    .first();
-  return centsFromDecimal(row?.total ?? '0');
-}
-
 export async function reverseReward(
   db: Executor,
   entry: { brandId: string; advocateId: number; conversionId: number; refundPk: number; amount: Cents },
