@@ -43,7 +43,9 @@ export interface ProcessSummary {
  */
 export async function processInbox(db: Knex, options: ProcessOptions = {}): Promise<ProcessSummary> {
   const summary: ProcessSummary = { done: 0, retrying: 0, failed: 0 };
-  const dueBy = options.now ?? new Date();
+  // The database's clock, not Node's: a JS Date has only milliseconds, so a delivery stamped by
+  // now() in the same millisecond would look not yet due.
+  const dueBy = options.now ?? db.raw('now()');
   // The due deliveries as of now: one that fails is not tried again in the same call.
   const query = db('shopify_inbox')
     .select('brand_id', 'webhook_id')
@@ -73,7 +75,7 @@ export function processDeliveryNow(db: Knex, key: DeliveryKey, logger?: Logger):
 async function processOne(
   db: Knex,
   key: DeliveryKey,
-  options: { dueBy: Date | null; logger?: Logger },
+  options: { dueBy: Date | Knex.Raw | null; logger?: Logger },
 ): Promise<{ status: DeliveryStatus; outcome: string | null } | null> {
   return db.transaction(async (trx) => {
     const query = trx('shopify_inbox').where({ ...key, status: 'pending' }).forUpdate().skipLocked();
