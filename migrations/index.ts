@@ -5,6 +5,7 @@ import * as rateLimits from './20261124_0003_rate_limits';
 import * as shopify from './20261125_0004_shopify';
 import * as medusa from './20261126_0005_medusa';
 import * as rewardLedgerByConversion from './20261127_0006_reward_ledger_by_conversion';
+import * as redemptionReturns from './20261128_0007_redemption_returns';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -20,4 +21,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['20261125_0004_shopify', shopify],
   ['20261126_0005_medusa', medusa],
   ['20261127_0006_reward_ledger_by_conversion', rewardLedgerByConversion],
+  ['20261128_0007_redemption_returns', redemptionReturns],
 ];

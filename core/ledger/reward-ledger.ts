@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Executor } from '../db/transaction';
-import { type Cents, amountFromCents, centsFromDecimal, decimalFromCents } from '../money';
+import { type Cents, amountFromCents, centsFromDecimal, decimalFromCents, prorate } from '../money';
 
 /** The append-only ledger of advocate rewards: the one place that writes or sums it. */
 
@@ -72,6 +72,36 @@ export async function redeemReward(
     .ignore();
 }
 
+/**
+ * Gives back what a refunded advocate claim redeemed, pro rata on the cumulative refund (all of
+ * it on a full refund), never more than was redeemed. Returns the amount given back.
+ */
+export async function returnRedemption(
+  db: Executor,
+  entry: { brandId: string; advocateId: number; claimId: number; refundPk: number; refundedTotal: Cents; orderValue: Cents; full: boolean },
+): Promise<Cents> {
+  const rows: Array<{ kind: string; total: string }> = await db('reward_ledger')
+    .select('kind')
+    .sum({ total: 'amount' })
+    .where({ brand_id: entry.brandId, claim_id: entry.claimId })
+    .whereIn('kind', ['redemption', 'redemption_return'])
+    .groupBy('kind');
+  const redeemed = -centsFromDecimal(rows.find((row) => row.kind === 'redemption')?.total ?? '0');
+  const returned = centsFromDecimal(rows.find((row) => row.kind === 'redemption_return')?.total ?? '0');
+  const due = entry.full ? redeemed : prorate(redeemed, entry.refundedTotal, entry.orderValue);
+  const amount = Math.min(redeemed - returned, Math.max(0, due - returned));
+  if (amount <= 0) return 0;
+  await db('reward_ledger').insert({
+    brand_id: entry.brandId,
+    advocate_id: entry.advocateId,
+    claim_id: entry.claimId,
+    refund_pk: entry.refundPk,
+    kind: 'redemption_return',
+    amount: decimalFromCents(amount),
+  });
+  return amount;
+}
+
 export interface RewardBalance {
   advocate_id: number;
   credited: number;
@@ -89,7 +119,7 @@ export async function rewardBalance(db: Executor, brandId: string, advocateId: n
   const byKind = (kind: string) => centsFromDecimal(rows.find((row) => row.kind === kind)?.total ?? '0');
   const credited = byKind('credit');
   const reversed = -byKind('reversal');
-  const redeemed = -byKind('redemption');
+  const redeemed = -byKind('redemption') - byKind('redemption_return');
   return {
     advocate_id: advocateId,
     credited: amountFromCents(credited),

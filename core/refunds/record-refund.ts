@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Brand } from '../brands/brand';
 import { type ClaimRecord, findClaim } from '../claims/claim-records';
 import { Invalid, NotFound } from '../errors';
-import { reverseReward } from '../ledger/reward-ledger';
+import { returnRedemption, reverseReward } from '../ledger/reward-ledger';
 import { type Cents, amountFromCents, centsFromDecimal, decimalFromCents, prorate, toCents } from '../money';
 import type { RefundInput, RefundResult } from './refund-input';
 
@@ -67,6 +67,18 @@ export async function recordRefund(trx: Knex.Transaction, brand: Brand, input: R
     await trx('claims')
       .where({ brand_id: brandId, claim_id: target.claim.claim_id })
       .update({ status, refunded_total: decimalFromCents(refundedTotal), updated_at: trx.fn.now() });
+    if (target.claim.type === 'advocate') {
+      // The advocate spent their reward on this order: a refund gives it back, pro rata.
+      await returnRedemption(trx, {
+        brandId,
+        advocateId: target.claim.advocate_id,
+        claimId: target.claim.claim_id,
+        refundPk: Number(refund.refund_pk),
+        refundedTotal,
+        orderValue,
+        full,
+      });
+    }
   }
 
   return {

@@ -151,3 +151,38 @@ describe('POST /api/v1/track/refund', () => {
     expect(response.body.error).toContain(field);
   });
 });
+
+describe('refunds of an advocate redeeming their reward', () => {
+  async function advocateWhoRedeemed() {
+    const brand = await givenBrand(t.db, { plan: 'premier', reward_type: 'fixed', reward_value: 10 });
+    const advocate = await givenAdvocate(t.db, brand.brandId);
+    await t.http.post('/api/v1/track/conversion').set(brand.headers).send({ email: 'friend@example.com', order_id: uniqueOrderId(), order_value: 100, referral_code: advocate.code });
+    const claim = await t.http.post('/api/v1/track/claim').set(brand.headers).send({ referral_code: advocate.code, email: advocate.email, type: 'advocate', raw_value: 50 });
+    expect(claim.status).toBe(201);
+    expect(claim.body.data).toMatchObject({ discount_applied: 10, claim_value: 40 });
+    expect(await balance(brand.brandId, advocate.advocateId)).toBe(0);
+    return { brand, advocate, claimId: claim.body.data.claim_id as number };
+  }
+
+  it('gives the redeemed reward back pro rata as the order is refunded, and all of it once fully refunded', async () => {
+    const { brand, advocate, claimId } = await advocateWhoRedeemed();
+    const orderId = uniqueOrderId();
+    const conversion = await t.http.post('/api/v1/track/conversion').set(brand.headers).send({ email: advocate.email, order_id: orderId, order_value: 40, claim_id: claimId, type: 'advocate' });
+    expect(conversion.status).toBe(201);
+    expect(await balance(brand.brandId, advocate.advocateId)).toBe(0);
+
+    await refund(brand.headers, { order_id: orderId, refund_amount: 20, is_full_refund: false });
+    expect(await balance(brand.brandId, advocate.advocateId)).toBe(5);
+    await refund(brand.headers, { order_id: orderId, refund_amount: 20, is_full_refund: false });
+    expect(await balance(brand.brandId, advocate.advocateId)).toBe(10);
+    expect(await rewardBalance(t.db, brand.brandId, advocate.advocateId)).toMatchObject({ credited: 10, redeemed: 0, balance: 10 });
+  });
+
+  it('gives it all back when a claim that never converted is refunded in full', async () => {
+    const { brand, advocate, claimId } = await advocateWhoRedeemed();
+    const response = await refund(brand.headers, { claim_id: claimId, refund_amount: 40, is_full_refund: true, refund_id: 'claim-refund' });
+    expect(response.body.data).toMatchObject({ status: 'refunded', claim_updated: true, conversion_updated: false });
+    await refund(brand.headers, { claim_id: claimId, refund_amount: 40, is_full_refund: true, refund_id: 'claim-refund' });
+    expect(await balance(brand.brandId, advocate.advocateId)).toBe(10);
+  });
+});
