@@ -1,10 +1,8 @@
-import { activeKeySecrets } from '../../core/brands/api-keys';
-import { findBrand } from '../../core/brands/brand';
 import { REPLAY_WINDOW_SECONDS, releaseSignature, spendSignature, timestampIsFresh } from '../../core/brands/replay-guard';
-import { signatureMatches } from '../../core/brands/verify-signature';
 import type { Middleware } from '../app-context';
 import { HttpError } from '../http-error';
 import { UUID_PATTERN } from './authenticate-api-key';
+import { brandSignedBy } from './brand-signed-by';
 
 const HEX_SHA256 = /^[0-9a-f]{64}$/i;
 const UNIX_SECONDS = /^\d{1,12}$/;
@@ -28,16 +26,10 @@ export const verifyAlSignature: Middleware = async (ctx, next) => {
     throw new HttpError(401, `X-AL-Timestamp is more than ${REPLAY_WINDOW_SECONDS} seconds from the server clock`);
   }
 
-  const { db, config } = ctx.app.context.deps;
+  const { db } = ctx.app.context.deps;
   const rawBody = ctx.state.rawBody ?? Buffer.alloc(0);
-  const brand = await findBrand(db, brandId.toLowerCase());
-  const secrets = brand ? await activeKeySecrets(db, brand.brand_id, config.keyEncryptionSecret) : [];
   const payloads = timestamp ? [rawBody, Buffer.concat([Buffer.from(`${timestamp}.`), rawBody])] : [rawBody];
-  // An unknown brand has no keys: the same answer as a wrong signature, so brand IDs cannot be probed.
-  if (!brand || !signatureMatches(signature, payloads, secrets)) {
-    throw new HttpError(401, 'X-AL-Signature does not match the request body under any active key of this brand');
-  }
-  if (brand.status !== 'active') throw new HttpError(403, 'this brand is not active (the app was uninstalled)');
+  const brand = await brandSignedBy(ctx, brandId, signature, payloads);
   ctx.state.brand = brand;
   if (!timestamp) return next();
 
