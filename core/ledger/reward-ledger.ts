@@ -39,19 +39,49 @@ export function creditNewConversion(db: Executor, brandId: string, source: strin
   );
 }
 
-export async function reverseReward(
-  db: Executor,
-  entry: { brandId: string; advocateId: number; conversionId: number; refundPk: number; amount: Cents },
-): Promise<void> {
-  if (entry.amount <= 0) return;
+/** Sums of one conversion's or one claim's ledger entries, by kind (reversals are negative). */
+async function sumsByKind(db: Executor, where: Record<string, unknown>): Promise<(kind: string) => Cents> {
+  const rows: Array<{ kind: string; total: string }> = await db('reward_ledger')
+    .select('kind')
+    .sum({ total: 'amount' })
+    .where(where)
+    .groupBy('kind');
+  return (kind) => centsFromDecimal(rows.find((row) => row.kind === kind)?.total ?? '0');
+}
+
+/**
+ * How much more of `given` a refund undoes: given × refunded / order value, computed on the
+ * cumulative refund (what should be undone by now, minus what already was) so rounding never
+ * drifts; a full refund undoes all that is left.
+ */
+function stillToUndo(given: Cents, undone: Cents, refundedTotal: Cents, orderValue: Cents, full: boolean): Cents {
+  const due = full ? given : prorate(given, refundedTotal, orderValue);
+  return Math.min(given - undone, Math.max(0, due - undone));
+}
+
+interface RefundShare {
+  brandId: string;
+  advocateId: number;
+  refundPk: number;
+  refundedTotal: Cents;
+  orderValue: Cents;
+  full: boolean;
+}
+
+/** Reverses the reward a refunded conversion credited, pro rata. Returns the amount reversed. */
+export async function reverseConversionReward(db: Executor, entry: RefundShare & { conversionId: number }): Promise<Cents> {
+  const sum = await sumsByKind(db, { brand_id: entry.brandId, conversion_id: entry.conversionId });
+  const amount = stillToUndo(sum('credit'), -sum('reversal'), entry.refundedTotal, entry.orderValue, entry.full);
+  if (amount <= 0) return 0;
   await db('reward_ledger').insert({
     brand_id: entry.brandId,
     advocate_id: entry.advocateId,
     conversion_id: entry.conversionId,
     refund_pk: entry.refundPk,
     kind: 'reversal',
-    amount: decimalFromCents(-entry.amount),
+    amount: decimalFromCents(-amount),
   });
+  return amount;
 }
 
 /** An advocate claim spends the advocate's reward; one redemption per claim (unique index). */
@@ -76,20 +106,9 @@ export async function redeemReward(
  * Gives back what a refunded advocate claim redeemed, pro rata on the cumulative refund (all of
  * it on a full refund), never more than was redeemed. Returns the amount given back.
  */
-export async function returnRedemption(
-  db: Executor,
-  entry: { brandId: string; advocateId: number; claimId: number; refundPk: number; refundedTotal: Cents; orderValue: Cents; full: boolean },
-): Promise<Cents> {
-  const rows: Array<{ kind: string; total: string }> = await db('reward_ledger')
-    .select('kind')
-    .sum({ total: 'amount' })
-    .where({ brand_id: entry.brandId, claim_id: entry.claimId })
-    .whereIn('kind', ['redemption', 'redemption_return'])
-    .groupBy('kind');
-  const redeemed = -centsFromDecimal(rows.find((row) => row.kind === 'redemption')?.total ?? '0');
-  const returned = centsFromDecimal(rows.find((row) => row.kind === 'redemption_return')?.total ?? '0');
-  const due = entry.full ? redeemed : prorate(redeemed, entry.refundedTotal, entry.orderValue);
-  const amount = Math.min(redeemed - returned, Math.max(0, due - returned));
+export async function returnRedemption(db: Executor, entry: RefundShare & { claimId: number }): Promise<Cents> {
+  const sum = await sumsByKind(db, { brand_id: entry.brandId, claim_id: entry.claimId });
+  const amount = stillToUndo(-sum('redemption'), sum('redemption_return'), entry.refundedTotal, entry.orderValue, entry.full);
   if (amount <= 0) return 0;
   await db('reward_ledger').insert({
     brand_id: entry.brandId,
@@ -111,12 +130,7 @@ export interface RewardBalance {
 }
 
 export async function rewardBalance(db: Executor, brandId: string, advocateId: number): Promise<RewardBalance> {
-  const rows: Array<{ kind: string; total: string }> = await db('reward_ledger')
-    .select('kind')
-    .sum({ total: 'amount' })
-    .where({ brand_id: brandId, advocate_id: advocateId })
-    .groupBy('kind');
-  const byKind = (kind: string) => centsFromDecimal(rows.find((row) => row.kind === kind)?.total ?? '0');
+  const byKind = await sumsByKind(db, { brand_id: brandId, advocate_id: advocateId });
   const credited = byKind('credit');
   const reversed = -byKind('reversal');
   const redeemed = -byKind('redemption') - byKind('redemption_return');

@@ -2,8 +2,8 @@ import type { Knex } from 'knex';
 import type { Brand } from '../brands/brand';
 import { type ClaimRecord, findClaim } from '../claims/claim-records';
 import { Invalid, NotFound } from '../errors';
-import { returnRedemption, reverseReward } from '../ledger/reward-ledger';
-import { type Cents, amountFromCents, centsFromDecimal, decimalFromCents, prorate, toCents } from '../money';
+import { returnRedemption, reverseConversionReward } from '../ledger/reward-ledger';
+import { type Cents, amountFromCents, centsFromDecimal, decimalFromCents, toCents } from '../money';
 import type { RefundInput, RefundResult } from './refund-input';
 
 interface Target {
@@ -25,9 +25,7 @@ export async function recordRefund(trx: Knex.Transaction, brand: Brand, input: R
   }
 
   const record = target.conversion ?? target.claim!;
-  const orderValue = target.conversion
-    ? centsFromDecimal(target.conversion.order_value)
-    : centsFromDecimal(target.claim!.claim_value) || centsFromDecimal(target.claim!.raw_value);
+  const orderValue = refundableValue(target);
   const refundedBefore = centsFromDecimal(record.refunded_total);
   const remaining = orderValue - refundedBefore;
   const amount = refundAmount(input, refundedBefore, remaining);
@@ -61,7 +59,15 @@ export async function recordRefund(trx: Knex.Transaction, brand: Brand, input: R
     await trx('conversions')
       .where({ brand_id: brandId, conversion_id: target.conversion.conversion_id })
       .update({ status, refunded_total: decimalFromCents(refundedTotal), updated_at: trx.fn.now() });
-    rewardReversed = await reverseConversionReward(trx, brandId, target.conversion, Number(refund.refund_pk), refundedTotal, orderValue, full);
+    rewardReversed = await reverseConversionReward(trx, {
+      brandId,
+      advocateId: Number(target.conversion.advocate_id),
+      conversionId: Number(target.conversion.conversion_id),
+      refundPk: Number(refund.refund_pk),
+      refundedTotal,
+      orderValue,
+      full,
+    });
   }
   if (target.claim) {
     await trx('claims')
@@ -103,33 +109,10 @@ function refundAmount(input: RefundInput, refundedBefore: Cents, remaining: Cent
   return remaining;
 }
 
-/**
- * Reverses reward × refund / order_value. Computed on the cumulative refund (what should be
- * reversed by now, minus what already was) so rounding never drifts; a full refund reverses
- * whatever is still credited.
- */
-async function reverseConversionReward(
-  trx: Knex.Transaction,
-  brandId: string,
-  conversion: Record<string, any>,
-  refundPk: number,
-  refundedTotal: Cents,
-  orderValue: Cents,
-  full: boolean,
-): Promise<Cents> {
-  const rows: Array<{ kind: string; total: string }> = await trx('reward_ledger')
-    .select('kind')
-    .sum({ total: 'amount' })
-    .where({ brand_id: brandId, conversion_id: conversion.conversion_id })
-    .whereIn('kind', ['credit', 'reversal'])
-    .groupBy('kind');
-  const credited = centsFromDecimal(rows.find((row) => row.kind === 'credit')?.total ?? '0');
-  const reversedSoFar = -centsFromDecimal(rows.find((row) => row.kind === 'reversal')?.total ?? '0');
-  const outstanding = credited - reversedSoFar;
-  if (outstanding <= 0) return 0;
-  const reversal = full ? outstanding : Math.min(outstanding, Math.max(0, prorate(credited, refundedTotal, orderValue) - reversedSoFar));
-  await reverseReward(trx, { brandId, advocateId: Number(conversion.advocate_id), conversionId: Number(conversion.conversion_id), refundPk, amount: reversal });
-  return reversal;
+/** What can be refunded in all: the conversion's order value, else the claim's value. */
+function refundableValue(target: Target): Cents {
+  if (target.conversion) return centsFromDecimal(target.conversion.order_value);
+  return centsFromDecimal(target.claim!.claim_value) || centsFromDecimal(target.claim!.raw_value);
 }
 
 const CONVERSION_COLUMNS = ['conversion_id', 'claim_id', 'advocate_id', 'order_value', 'refunded_total', 'status'];
@@ -160,7 +143,7 @@ async function findTarget(trx: Knex.Transaction, brandId: string, input: RefundI
 
 function duplicateResult(target: Target, earlier: Record<string, any>): RefundResult {
   const record = target.conversion ?? target.claim!;
-  const orderValue = target.conversion ? centsFromDecimal(target.conversion.order_value) : centsFromDecimal(target.claim!.claim_value);
+  const orderValue = refundableValue(target);
   const refundedTotal = centsFromDecimal(record.refunded_total);
   return {
     duplicate: true,
