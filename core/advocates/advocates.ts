@@ -31,13 +31,16 @@ function generateCode(firstName: string): string {
 
 const CODE_PATTERN = /^[A-Za-z0-9_-]{3,64}$/;
 
+/** A code chosen by a person (not generated) must be usable in a URL and at a checkout. */
+function assertValidCode(code: string): void {
+  if (!CODE_PATTERN.test(code)) throw new Invalid('code must be 3-64 letters, digits, "-" or "_"');
+}
+
 export async function createAdvocate(db: Executor, brandId: string, input: CreateAdvocateInput): Promise<Advocate> {
   const emailNormalized = normalizeEmail(input.email);
   const existing = await db('advocates').where({ brand_id: brandId, email_normalized: emailNormalized }).first();
   if (existing) throw new Conflict(`an advocate with email ${input.email} already exists`, { advocate_id: Number(existing.advocate_id) });
-  if (input.code !== undefined && !CODE_PATTERN.test(input.code)) {
-    throw new Invalid('code must be 3-64 letters, digits, "-" or "_"');
-  }
+  if (input.code !== undefined) assertValidCode(input.code);
   const [row] = await db('advocates')
     .insert({
       brand_id: brandId,
@@ -63,6 +66,7 @@ export async function addReferralCode(
   generated = false,
   kind: 'referral' | 'coupon' = 'referral',
 ): Promise<string> {
+  if (!generated) assertValidCode(code);
   for (let attempt = 0; attempt < 5; attempt += 1) {
     const candidate = attempt === 0 || !generated ? code : `${code}${CODE_ALPHABET[attempt]}`;
     const inserted = await db('referral_codes')

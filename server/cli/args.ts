@@ -57,3 +57,9 @@ export function brandFlag(flags: Flags): string {
   if (!UUID.test(brandId)) throw new CliError(`--brand must be a brand ID (a UUID), got "${brandId}"`);
   return brandId.toLowerCase();
 }
+
+export function advocateFlag(flags: Flags): number {
+  const advocateId = numberFlag(flags, 'advocate', { integer: true });
+  if (advocateId === undefined) throw new CliError('--advocate is required');
+  return advocateId;
+}

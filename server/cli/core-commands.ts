@@ -4,7 +4,7 @@ import { PLANS, createBrand, getBrand, listBrands, updateBrand } from '../../cor
 import { migrateToLatest } from '../../core/db/migrate';
 import { inTransaction } from '../../core/db/transaction';
 import { rewardBalance } from '../../core/ledger/reward-ledger';
-import { brandFlag, choiceFlag, numberFlag, optionalFlag, requiredFlag } from './args';
+import { advocateFlag, brandFlag, choiceFlag, numberFlag, optionalFlag, requiredFlag } from './args';
 import { CliError } from './cli-error';
 import type { Command } from './command';
 
@@ -128,10 +128,8 @@ export const coreCommands: Record<string, Command> = {
     usage: 'advocate add-code --brand ID --advocate ADVOCATE_ID --code C [--kind referral|coupon] [--json]',
     async run(flags, { db }) {
       const brandId = brandFlag(flags);
-      const advocateId = numberFlag(flags, 'advocate', { integer: true });
-      if (advocateId === undefined) throw new CliError('--advocate is required');
+      const advocateId = advocateFlag(flags);
       const code = requiredFlag(flags, 'code');
-      if (!/^[A-Za-z0-9_-]{3,64}$/.test(code)) throw new CliError('--code must be 3-64 letters, digits, "-" or "_"');
       const kind = choiceFlag(flags, 'kind', ['referral', 'coupon'] as const) ?? 'referral';
       return inTransaction(db, async (trx) => {
         await getAdvocate(trx, brandId, advocateId);
@@ -144,8 +142,7 @@ export const coreCommands: Record<string, Command> = {
     usage: 'advocate balance --brand ID --advocate ADVOCATE_ID [--json]',
     async run(flags, { db }) {
       const brandId = brandFlag(flags);
-      const advocateId = numberFlag(flags, 'advocate', { integer: true });
-      if (advocateId === undefined) throw new CliError('--advocate is required');
+      const advocateId = advocateFlag(flags);
       await getAdvocate(db, brandId, advocateId);
       return rewardBalance(db, brandId, advocateId);
     },
