@@ -1,54 +1,91 @@
 import http from 'node:http';
-import { createDatabase, isEmbedded } from '../core/db/create-database';
+import type net from 'node:net';
+import { createDatabase, dataDirLockOf } from '../core/db/create-database';
+import { DataDirInUseError } from '../core/db/data-dir-lock';
 import { migrateToLatest } from '../core/db/migrate';
+import { DatabaseUnreachableError, waitForDatabase } from '../core/db/wait-for-database';
 import { startShopifyInboxWorker } from '../connectors/shopify/inbox-worker';
 import { createApp } from './app';
-import { adminSocketPath, serveAdminSocket } from './cli/admin-socket';
+import { serveAdminSocket } from './cli/admin-socket';
 import { runCli } from './cli/run-cli';
 import { loadConfig } from './config';
+import { drainable } from './drain-http-server';
+import { EXIT } from './exit-codes';
+import { loadLifecycleSettings } from './lifecycle-settings';
 import { createLogger } from './logger';
+import { shutdownOnSignals } from './shutdown-on-signals';
+
+function closed(server: net.Server | null): Promise<void> {
+  return new Promise((resolve) => (server ? server.close(() => resolve()) : resolve()));
+}
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  const settings = loadLifecycleSettings();
   const logger = createLogger(config.logLevel);
   const db = createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+
+  // The CLI may connect as soon as we own the data directory; its commands wait for the migrations.
+  let migrated!: () => void;
+  const ready = new Promise<void>((resolve) => (migrated = resolve));
+  const lock = dataDirLockOf(db);
+  const admin = lock
+    ? serveAdminSocket(lock, async (argv) => {
+        await ready;
+        return runCli(argv, { db, config, isTTY: false, progress: () => undefined });
+      })
+    : null;
+
+  if (config.databaseUrl) {
+    await waitForDatabase(db, {
+      timeoutMs: settings.databaseStartupTimeoutMs,
+      onFailedAttempt: (attempt, error, retryInMs) =>
+        logger.warn({ attempt, error: error.message, retryInMs }, retryInMs === null ? 'database unreachable; giving up' : 'database unreachable; retrying'),
+    });
+  }
   const ran = await migrateToLatest(db);
   if (ran.length > 0) logger.info({ migrations: ran }, 'migrations applied');
+  migrated();
 
   const app = createApp({ db, config, logger });
   const shopifyInbox = startShopifyInboxWorker({ db, config, logger });
   const server = http.createServer(app.callback());
-  const admin = isEmbedded(db)
-    ? serveAdminSocket(adminSocketPath(config.dataDir), (argv) =>
-        runCli(argv, { db, config, isTTY: false, progress: () => undefined }),
-      )
-    : null;
-  server.listen(config.port, () =>
-    logger.info({ port: config.port, database: config.databaseUrl ? 'postgresql' : `embedded (${config.dataDir})` }, 'listening'),
-  );
+  const httpServer = drainable(server);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, resolve);
+  });
+  logger.info({ port: config.port, database: config.databaseUrl ? 'postgresql' : `embedded (${lock?.dataDir ?? 'memory'})` }, 'listening');
 
-  // Graceful shutdown: stop accepting, let in-flight requests finish, then close the pool.
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    admin?.close();
-    const force = setTimeout(() => process.exit(1), 10_000);
-    force.unref();
-    server.close(async () => {
-      await shopifyInbox.stop();
-      await db.destroy();
-      logger.info('stopped');
-      process.exit(0);
-    });
-    server.closeIdleConnections();
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  // Every request read gets its answer, the inbox its current pass, then the database (and its lock) closes.
+  shutdownOnSignals({ timeoutMs: settings.shutdownTimeoutMs, logger }, async () => {
+    const adminClosed = closed(admin);
+    await httpServer.drain();
+    await shopifyInbox.stop();
+    await adminClosed;
+    await db.destroy();
+  });
 }
 
-main().catch((error) => {
+/** Where PostgreSQL was looked for, without the password. */
+function databaseLocation(url: string | undefined): string {
+  try {
+    const parsed = new URL(url ?? '');
+    return `${parsed.hostname}:${parsed.port || '5432'}${parsed.pathname}`;
+  } catch {
+    return 'DATABASE_URL';
+  }
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof DataDirInUseError) {
+    process.stderr.write(`refusing to start: ${error.message}. Stop it first; while it runs, \`npx referrals\` talks to it.\n`);
+    process.exit(EXIT.dataDirInUse);
+  }
+  if (error instanceof DatabaseUnreachableError) {
+    process.stderr.write(`failed to start: PostgreSQL at ${databaseLocation(process.env.DATABASE_URL)}: ${error.message}\n`);
+    process.exit(EXIT.databaseUnreachable);
+  }
   process.stderr.write(`failed to start: ${(error as Error).stack ?? error}\n`);
-  process.exit(1);
+  process.exit(EXIT.failed);
 });

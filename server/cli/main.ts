@@ -1,47 +1,82 @@
-import { createDatabase } from '../../core/db/create-database';
+import { createDatabase, type Database } from '../../core/db/create-database';
+import { DataDirInUseError } from '../../core/db/data-dir-lock';
 import { migrateToLatest } from '../../core/db/migrate';
-import { loadConfig } from '../config';
-import { adminSocketPath, forwardToServer } from './admin-socket';
-import { runCli } from './run-cli';
+import { type Config, loadConfig } from '../config';
+import { EXIT } from '../exit-codes';
+import { type LifecycleSettings, loadLifecycleSettings } from '../lifecycle-settings';
+import { adminSocketPath, askOwner } from './admin-socket';
+import { type CliOutput, runCli } from './run-cli';
 
-async function main(): Promise<number> {
-  const argv = process.argv.slice(2);
-  let config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    process.stderr.write(`error: ${(error as Error).message}\n`);
-    return 2;
-  }
-  if (!config.databaseUrl) {
-    const forwarded = await forwardToServer(adminSocketPath(config.dataDir), argv);
-    if (forwarded) {
-      process.stdout.write(forwarded.stdout);
-      process.stderr.write(forwarded.stderr);
-      return forwarded.code;
-    }
-  }
-  const db = createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: 2 });
+function print(output: CliOutput): number {
+  process.stdout.write(output.stdout);
+  process.stderr.write(output.stderr);
+  return output.code;
+}
+
+/** Runs the command on a database this process opened (and, when embedded, locked). */
+async function runHere(db: Database, argv: string[], config: Config): Promise<number> {
   try {
     await migrateToLatest(db);
-    const output = await runCli(argv, {
-      db,
-      config,
-      isTTY: Boolean(process.stderr.isTTY),
-      progress: (line) => process.stderr.write(line),
-    });
-    process.stdout.write(output.stdout);
-    process.stderr.write(output.stderr);
-    return output.code;
+    return print(
+      await runCli(argv, { db, config, isTTY: Boolean(process.stderr.isTTY), progress: (line) => process.stderr.write(line) }),
+    );
   } finally {
     await db.destroy();
   }
+}
+
+/**
+ * On the embedded database: open the data directory only when no one owns it, else hand the command
+ * to its owner. An owner that is starting, or another CLI run, gets `cliOwnerWaitMs` to answer or
+ * to let go.
+ */
+async function runOnDataDir(argv: string[], config: Config, settings: LifecycleSettings): Promise<number> {
+  const socketPath = adminSocketPath(config.dataDir);
+  const deadline = Date.now() + settings.cliOwnerWaitMs;
+  let told = false;
+  for (;;) {
+    let db: Database;
+    try {
+      db = createDatabase({ dataDir: config.dataDir });
+    } catch (error) {
+      if (!(error instanceof DataDirInUseError)) throw error;
+      const answer = await askOwner(socketPath, argv);
+      if (answer) return print(answer);
+      if (Date.now() >= deadline) {
+        process.stderr.write(
+          `error: ${error.message}, and nothing answers on ${socketPath} ` +
+            `(waited ${settings.cliOwnerWaitMs / 1000} s). Run the command once that process has stopped, or start the server.\n`,
+        );
+        return EXIT.dataDirInUse;
+      }
+      if (!told) process.stderr.write(`waiting for ${error.ownerPid === null ? 'the process' : `pid ${error.ownerPid}`} that owns ${error.dataDir}…\n`);
+      told = true;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      continue;
+    }
+    return runHere(db, argv, config);
+  }
+}
+
+async function main(): Promise<number> {
+  const argv = process.argv.slice(2);
+  let config: Config;
+  let settings: LifecycleSettings;
+  try {
+    config = loadConfig();
+    settings = loadLifecycleSettings();
+  } catch (error) {
+    process.stderr.write(`error: ${(error as Error).message}\n`);
+    return EXIT.usage;
+  }
+  if (config.databaseUrl) return runHere(createDatabase({ databaseUrl: config.databaseUrl, poolMax: 2 }), argv, config);
+  return runOnDataDir(argv, config, settings);
 }
 
 main().then(
   (code) => process.exit(code),
   (error) => {
     process.stderr.write(`error: ${(error as Error).message}\n`);
-    process.exit(1);
+    process.exit(EXIT.failed);
   },
 );

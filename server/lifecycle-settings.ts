@@ -1,0 +1,40 @@
+import { z } from 'zod';
+
+/** A whole positive number read from the environment; unset or empty means the default. */
+function wholeNumber(name: string, fallback: number) {
+  return z
+    .string()
+    .trim()
+    .optional()
+    .transform((raw, ctx) => {
+      if (!raw) return fallback;
+      const value = Number(raw);
+      if (Number.isInteger(value) && value > 0) return value;
+      ctx.addIssue({ code: 'custom', message: `${name} must be a positive whole number, got "${raw}"` });
+      return z.NEVER;
+    });
+}
+
+const lifecycleSchema = z
+  .object({
+    SHUTDOWN_TIMEOUT_MS: wholeNumber('SHUTDOWN_TIMEOUT_MS', 10_000),
+    DATABASE_STARTUP_TIMEOUT_SECONDS: wholeNumber('DATABASE_STARTUP_TIMEOUT_SECONDS', 60),
+    CLI_OWNER_WAIT_SECONDS: wholeNumber('CLI_OWNER_WAIT_SECONDS', 30),
+  })
+  .transform((env) => ({
+    /** How long a SIGTERM/SIGINT may take to drain before the process is forced out. */
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    /** How long `npm start` waits for an unreachable PostgreSQL before giving up. */
+    databaseStartupTimeoutMs: env.DATABASE_STARTUP_TIMEOUT_SECONDS * 1000,
+    /** How long the CLI waits for the data directory's owner to answer, or to let go of it. */
+    cliOwnerWaitMs: env.CLI_OWNER_WAIT_SECONDS * 1000,
+  }));
+
+export type LifecycleSettings = z.infer<typeof lifecycleSchema>;
+
+/** Start-up and shutdown settings of the server process and the CLI. */
+export function loadLifecycleSettings(env: NodeJS.ProcessEnv = process.env): LifecycleSettings {
+  const parsed = lifecycleSchema.safeParse(env);
+  if (!parsed.success) throw new Error(parsed.error.issues.map((issue) => issue.message).join('; '));
+  return parsed.data;
+}
