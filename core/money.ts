@@ -6,10 +6,31 @@ export type Cents = number;
 
 const MAX_CENTS = 999_999_999_999_99; // numeric(14,2)
 
+/** value × 10^places without binary noise: 19.99 × 100 → 1999 (not 1998.9999999999998). */
+function scaled(value: number, places: number): number {
+  return Number((value * 10 ** places).toPrecision(15));
+}
+
+/** True when `value` has at most `places` decimals (binary noise aside: 19.99 has two). */
+export function hasAtMostDecimals(value: number, places: number): boolean {
+  return Number.isFinite(value) && Number.isInteger(scaled(value, places));
+}
+
+/**
+ * An amount is a whole number of minor units: at most two decimals (1e-9 and 0.001 are not).
+ * The one rule every amount a caller sends must pass.
+ */
+export function isWholeCents(amount: number): boolean {
+  return hasAtMostDecimals(amount, 2);
+}
+
+/** Percentages (discount and reward rates) are counted in 1/10,000 of a percent: at most 4 decimals. */
+export const PERCENT_DECIMALS = 4;
+
 /** 19.99 → 1999. Rounds half away from zero at the cent, after undoing binary noise (1.005). */
 export function toCents(amount: number): Cents {
-  const scaled = Number((amount * 100).toPrecision(15));
-  const cents = Math.sign(scaled) * Math.round(Math.abs(scaled));
+  const hundredfold = scaled(amount, 2);
+  const cents = Math.sign(hundredfold) * Math.round(Math.abs(hundredfold));
   if (!Number.isSafeInteger(cents) || Math.abs(cents) > MAX_CENTS) {
     throw new RangeError(`amount ${amount} is out of range`);
   }
@@ -62,6 +83,6 @@ export function prorate(cents: Cents, numerator: number, denominator: number): C
 
 /** `percent` % of `cents` (percent may have up to four decimals: 12.5 → 12.5 %). */
 export function percentOf(cents: Cents, percent: number): Cents {
-  const basisPoints = Math.round(percent * 10_000); // 1 % = 10_000
+  const basisPoints = Math.round(percent * 10 ** PERCENT_DECIMALS); // 1 % = 10_000
   return prorate(cents, basisPoints, 1_000_000);
 }

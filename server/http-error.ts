@@ -1,10 +1,43 @@
+/**
+ * Every error answer's body is `{success: false, error: <human message>, code: <one of these>}`.
+ * The one list of codes: the error middleware, the OpenAPI document and the README use it.
+ */
+export const ERROR_CODES = {
+  invalid_request: { status: 400, meaning: 'A field is missing or invalid (named in `error`), or the body is not a JSON object' },
+  unauthorized: { status: 401, meaning: 'Missing X-API-Key/X-Brand-ID, unknown or revoked key, or a bad or replayed signature' },
+  forbidden: { status: 403, meaning: 'The key belongs to another brand, or the brand is not active' },
+  https_required: { status: 403, meaning: 'The request came over plain HTTP' },
+  plan_required: { status: 403, meaning: "The endpoint needs a higher plan than the brand's" },
+  not_found: { status: 404, meaning: 'Referral code, record or route not found' },
+  method_not_allowed: { status: 405, meaning: 'The route exists for another method' },
+  conflict: { status: 409, meaning: 'Duplicate (a claim within 24 hours: `claim_id` names the existing one)' },
+  payload_too_large: { status: 413, meaning: 'The body is over 1 MiB' },
+  rate_limited: { status: 429, meaning: 'Too many requests from one IP: retry after `Retry-After` seconds' },
+  internal_error: { status: 500, meaning: 'A bug on our side: retrying the same request will not help' },
+  upstream_error: { status: 502, meaning: 'A platform we called (Shopify) refused or failed' },
+  service_unavailable: { status: 503, meaning: 'A part of the service is not configured' },
+  database_unavailable: { status: 503, meaning: 'The database cannot be reached: retry after `Retry-After` seconds' },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** The code of an answer that names none: the first code listed for its status. */
+export function defaultErrorCode(status: number): ErrorCode {
+  const listed = (Object.keys(ERROR_CODES) as ErrorCode[]).find((code) => ERROR_CODES[code].status === status);
+  return listed ?? (status >= 500 ? 'internal_error' : 'invalid_request');
+}
+
 /** An HTTP-level refusal (bad JSON, missing auth headers, body too large): status + message. */
 export class HttpError extends Error {
+  readonly code: ErrorCode;
+
   constructor(
     readonly status: number,
     message: string,
     readonly headers: Record<string, string> = {},
+    code?: ErrorCode,
   ) {
     super(message);
+    this.code = code ?? defaultErrorCode(status);
   }
 }

@@ -1,9 +1,12 @@
 import { z } from 'zod';
+import { ERROR_CODES, type ErrorCode } from './http-error';
+import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from './middleware/json-body';
 import { claimRequestSchema } from './schemas/claim-request';
 import { conversionAlternateSchema, conversionPrimarySchema } from './schemas/conversion-request';
 import { convertRequestSchema } from './schemas/convert-request';
 import { eligibilityRequestSchema } from './schemas/eligibility-request';
 import { refundRequestSchema } from './schemas/refund-request';
+import { MAX_IDENTIFIER_BYTES, MAX_IDENTIFIER_CHARS, MAX_LINES, MAX_METADATA_BYTES, MAX_STRING } from './schemas/fields';
 import { visitRequestSchema } from './schemas/visit-request';
 
 /** The request body as JSON Schema, derived from the zod schema that parses it (never hand-written). */
@@ -12,26 +15,55 @@ function body(schema: z.ZodType) {
 }
 
 const envelope = { description: 'Success envelope `{success: true, data}`' };
-const errors = {
-  '400': { description: 'Missing or invalid field (named in `error`)' },
-  '401': { description: 'Missing headers, bad or revoked key, bad signature' },
-  '403': { description: 'Key of another brand, plan too low, or plain HTTP' },
-  '404': { description: 'Referral code / record not found' },
-  '413': { description: 'Body over 1 MiB' },
-  '429': { description: 'Rate limited (Retry-After, RateLimit-* headers)' },
-};
+
+const LIMITS =
+  `Limits: a body is one JSON object of at most ${MAX_BODY_BYTES} bytes (413 beyond), nested at most ${MAX_JSON_DEPTH} levels; ` +
+  `identifiers (referral codes, emails, order, refund and visitor ids, coupon codes) at most ${MAX_IDENTIFIER_CHARS} characters ` +
+  `and ${MAX_IDENTIFIER_BYTES} bytes of UTF-8; other strings at most ${MAX_STRING} characters; at most ${MAX_LINES} products, ` +
+  `items or coupons; metadata at most ${MAX_METADATA_BYTES} bytes of JSON; amounts are JSON numbers >= 0 with at most 2 decimals. ` +
+  'Anything beyond is a 400 naming the field.';
+
+const errorBody = { $ref: '#/components/schemas/Error' };
+
+/** Answered only by the Shopify install routes, never by /api/v1. */
+const NOT_FROM_THE_API: ReadonlySet<ErrorCode> = new Set(['upstream_error', 'service_unavailable']);
+
+/** One response per status of the error codes: every code that status can carry, with its meaning. */
+function errorResponses(): Record<string, object> {
+  const byStatus: Record<string, string[]> = {};
+  for (const [code, { status, meaning }] of Object.entries(ERROR_CODES)) {
+    if (NOT_FROM_THE_API.has(code as ErrorCode)) continue;
+    (byStatus[String(status)] ??= []).push(`\`${code}\`: ${meaning}`);
+  }
+  return Object.fromEntries(
+    Object.entries(byStatus).map(([status, lines]) => [status, { description: lines.join('; '), content: { 'application/json': { schema: errorBody } } }]),
+  );
+}
+const errors = errorResponses();
 const apiKey = [{ apiKey: [], brandId: [] }];
 
 function post(summary: string, requestBody: object, responses: Record<string, object>, security: object[] = apiKey) {
-  return { post: { summary, security, requestBody, responses: { ...responses, ...errors } } };
+  return { post: { summary, security, requestBody, responses: { ...errors, ...responses } } };
 }
 
 /** GET /api/v1/openapi.json: the API as OpenAPI 3.1, generated from the same zod schemas. */
 export function openApiDocument() {
   return {
     openapi: '3.1.0',
-    info: { title: 'Referral tracking API', version: '1' },
+    info: { title: 'Referral tracking API', version: '1', description: LIMITS },
     components: {
+      schemas: {
+        Error: {
+          type: 'object',
+          required: ['success', 'error', 'code'],
+          properties: {
+            success: { const: false },
+            error: { type: 'string', description: 'A sentence naming the field or cause' },
+            code: { enum: Object.keys(ERROR_CODES) as ErrorCode[], description: 'Stable machine code' },
+            claim_id: { type: 'integer', description: 'On a 409 duplicate claim: the existing claim' },
+          },
+        },
+      },
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
         brandId: { type: 'apiKey', in: 'header', name: 'X-Brand-ID' },

@@ -1,12 +1,15 @@
 import { ZodError } from 'zod';
-import { Conflict, DomainError, Forbidden, Invalid, NotFound, Unauthorized } from '../../core/errors';
-import type { Middleware } from '../app-context';
-import { HttpError } from '../http-error';
+import { Conflict, DomainError, Forbidden, Invalid, NotFound } from '../../core/errors';
+import type { Ctx, Middleware } from '../app-context';
+import { defaultErrorCode, HttpError } from '../http-error';
 import { describeZodError } from '../schemas/describe-zod-error';
+import { isDatabaseOutage } from './database-outage';
+
+/** How long a caller should wait before retrying after a database outage. */
+export const OUTAGE_RETRY_AFTER_SECONDS = 5;
 
 function statusOf(error: DomainError): number {
   if (error instanceof Invalid) return 400;
-  if (error instanceof Unauthorized) return 401;
   if (error instanceof Forbidden) return 403;
   if (error instanceof NotFound) return 404;
   if (error instanceof Conflict) return 409;
@@ -19,33 +22,39 @@ function isPostgresDataError(error: unknown): boolean {
   return typeof code === 'string' && code.startsWith('22');
 }
 
-/** The one place errors become HTTP: `{success: false, error}` with the right status. */
+function refuse(ctx: Ctx, status: number, error: string, code: string, extra: Record<string, unknown> = {}): void {
+  ctx.status = status;
+  ctx.body = { success: false, error, code, ...extra };
+}
+
+/** The one place errors become HTTP: `{success: false, error, code}` with the right status. */
 export const errorEnvelope: Middleware = async (ctx, next) => {
   try {
     await next();
-    if (ctx.status === 404 && ctx.body === undefined) {
-      ctx.status = 404;
-      ctx.body = { success: false, error: `no route for ${ctx.method} ${ctx.path}` };
+    // A router's own 404/405 carries no body of ours: give it the envelope too.
+    if (ctx.status >= 400 && ctx.body === undefined) {
+      const status = ctx.status;
+      refuse(ctx, status, status === 404 ? `no route for ${ctx.method} ${ctx.path}` : `${ctx.method} is not allowed on ${ctx.path}`, defaultErrorCode(status));
     }
   } catch (error) {
     if (error instanceof HttpError) {
-      ctx.status = error.status;
       ctx.set(error.headers);
-      ctx.body = { success: false, error: error.message };
+      refuse(ctx, error.status, error.message, error.code);
     } else if (error instanceof ZodError) {
-      ctx.status = 400;
-      ctx.body = { success: false, error: describeZodError(error) };
+      refuse(ctx, 400, describeZodError(error), 'invalid_request');
     } else if (error instanceof DomainError) {
-      ctx.status = statusOf(error);
-      ctx.body = { success: false, error: error.message, ...error.details };
+      refuse(ctx, statusOf(error), error.message, error.code, error.details);
+    } else if (isDatabaseOutage(error)) {
+      // Not the caller's fault and not a bug: retrying is safe (a stored repeat is answered as a duplicate).
+      ctx.app.context.deps.logger.warn({ err: error, path: ctx.path }, 'database unavailable');
+      ctx.set('Retry-After', String(OUTAGE_RETRY_AFTER_SECONDS));
+      refuse(ctx, 503, 'the database is unavailable; retry later', 'database_unavailable');
     } else if (isPostgresDataError(error)) {
       // A value PostgreSQL refused (out of range, bad encoding): the caller's input, not our fault.
-      ctx.status = 400;
-      ctx.body = { success: false, error: `invalid value: ${(error as Error).message.split(' - ').pop()}` };
+      refuse(ctx, 400, `invalid value: ${(error as Error).message.split(' - ').pop()}`, 'invalid_request');
     } else {
       ctx.app.context.deps.logger.error({ err: error, path: ctx.path }, 'unhandled error');
-      ctx.status = 500;
-      ctx.body = { success: false, error: 'Internal server error' };
+      refuse(ctx, 500, 'Internal server error', 'internal_error');
     }
   }
 };

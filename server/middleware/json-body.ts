@@ -22,10 +22,31 @@ export const readRawBody: Middleware = async (ctx, next) => {
   return next();
 };
 
+/** Deeper than any payload we accept needs; bounded so no recursive walk of the value can overflow the stack. */
+export const MAX_JSON_DEPTH = 32;
+
+/** The deepest nesting of objects and arrays in JSON text, counted without recursion (strings skipped). */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const char = text[i];
+    if (inString) {
+      if (char === '\\') i += 1;
+      else if (char === '"') inString = false;
+    } else if (char === '"') inString = true;
+    else if (char === '{' || char === '[') deepest = Math.max(deepest, ++depth);
+    else if (char === '}' || char === ']') depth -= 1;
+  }
+  return deepest;
+}
+
 /** Parses the raw body as one JSON object; anything else is a 400. */
 export function parseJsonObject(raw: Buffer | undefined): Record<string, unknown> {
   const text = raw?.toString('utf8') ?? '';
   if (text.trim() === '') throw new HttpError(400, 'request body must be a JSON object');
+  if (jsonDepth(text) > MAX_JSON_DEPTH) throw new HttpError(400, `request body is nested more than ${MAX_JSON_DEPTH} levels deep`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -80,6 +80,7 @@ export function rateLimit(endpoint: Endpoint): Middleware {
         429,
         `rate limit exceeded: at most ${limit} requests per ${WINDOWS[endpoint].name} from one IP to ${ctx.path}; retry after ${retryAfter} s`,
         { ...rateLimitHeaders(limit, rejection), 'Retry-After': String(retryAfter) },
+        'rate_limited',
       );
     }
     ctx.set(rateLimitHeaders(limit, state));

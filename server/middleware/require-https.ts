@@ -8,6 +8,6 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
  * own machine (loopback). Anything else is refused before it is read.
  */
 export const requireHttps: Middleware = async (ctx, next) => {
-  if (!ctx.secure && !LOOPBACK.has(ctx.ip)) throw new HttpError(403, 'HTTPS is required');
+  if (!ctx.secure && !LOOPBACK.has(ctx.ip)) throw new HttpError(403, 'HTTPS is required', {}, 'https_required');
   return next();
 };

@@ -8,7 +8,7 @@ export function requirePlan(...allowed: Plan[]): Middleware {
     const plan = ctx.state.brand?.plan;
     if (!plan || !allowed.includes(plan)) {
       const needed = allowed.map((name) => name[0]!.toUpperCase() + name.slice(1)).join(' or ');
-      throw new HttpError(403, `this endpoint requires the ${needed} plan (current plan: ${plan ?? 'none'})`);
+      throw new HttpError(403, `this endpoint requires the ${needed} plan (current plan: ${plan ?? 'none'})`, {}, 'plan_required');
     }
     return next();
   };

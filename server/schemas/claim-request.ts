@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ClaimInput } from '../../core/claims/claim-input';
 import { DISCOUNT_TYPES, REFERRAL_TYPES } from '../../core/conversions/conversion-input';
-import { amount, couponEntry, email, lines, metadata, orderId, requiredText, text } from './fields';
+import { amount, couponEntry, discountValue, email, identifier, lines, looseIdentifier, metadata, orderId, text } from './fields';
 import { itemLines, productLines } from './product-line';
 
 /**
@@ -10,17 +10,17 @@ import { itemLines, productLines } from './product-line';
  */
 export const claimRequestSchema = z
   .object({
-    referral_code: requiredText(),
+    referral_code: identifier(),
     email: email().optional(),
     customer_email: email().optional(),
     name: text().optional(),
     customer_name: text().optional(),
     phone: text().optional(),
-    visitor_id: text().optional(),
+    visitor_id: looseIdentifier().optional(),
     order_id: orderId().optional(),
     raw_value: amount().optional(),
     claim_value: amount().optional(),
-    discount_value: amount().optional(),
+    discount_value: discountValue().optional(),
     discount_type: z.enum(DISCOUNT_TYPES).optional(),
     type: z.enum(REFERRAL_TYPES).optional(),
     claim_type: z.enum(REFERRAL_TYPES).optional(),

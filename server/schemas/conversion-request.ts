@@ -2,18 +2,18 @@ import { z } from 'zod';
 import { type ConversionInput, DISCOUNT_TYPES, REFERRAL_TYPES } from '../../core/conversions/conversion-input';
 import { decimalFromCents, toCents } from '../../core/money';
 import { contentHash } from './content-hash';
-import { amount, couponEntry, email, lines, metadata, orderId, text } from './fields';
+import { amount, couponEntry, discountValue, email, identifier, lines, looseIdentifier, metadata, orderId, recordId, text } from './fields';
 import { itemLines, productLines } from './product-line';
 
 /** Fields both conversion forms accept. */
 const common = {
   customer_name: text().optional(),
-  referral_code: text().trim().min(1).optional(),
-  visitor_id: text().optional(),
-  claim_id: z.number().int().positive().optional(),
+  referral_code: identifier().optional(),
+  visitor_id: looseIdentifier().optional(),
+  claim_id: recordId().optional(),
   referrer_reward_paid: amount().optional(),
   referee_reward_paid: amount().optional(),
-  discount_value: amount().optional(),
+  discount_value: discountValue().optional(),
   discount_type: z.enum(DISCOUNT_TYPES).optional(),
   type: z.enum(REFERRAL_TYPES).optional(),
   products: productLines().optional(),

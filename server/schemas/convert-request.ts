@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { ClaimInput } from '../../core/claims/claim-input';
-import { amount, email, metadata, requiredText, text } from './fields';
+import { amount, email, identifier, metadata, text } from './fields';
 
 /** POST /api/v1/convert: a simplified claim from an external webhook source. */
 export const convertRequestSchema = z.object({
-  referral_code: requiredText(),
+  referral_code: identifier(),
   email: email(),
   /** Order value before the discount. */
   value: amount().default(0),

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { REFERRAL_TYPES } from '../../core/conversions/conversion-input';
 import type { EligibilityQuery } from '../../core/eligibility/check-eligibility';
-import { email, requiredText } from './fields';
+import { email, identifier } from './fields';
 
 /** POST /api/v1/track/check-eligibility: customer_email (or email), referral_code, type. */
 export const eligibilityRequestSchema = z
   .object({
-    referral_code: requiredText(),
+    referral_code: identifier(),
     customer_email: email().optional(),
     email: email().optional(),
     type: z.enum(REFERRAL_TYPES).optional(),

@@ -1,41 +1,83 @@
 import { z } from 'zod';
+import { hasAtMostDecimals, isWholeCents, PERCENT_DECIMALS } from '../../core/money';
 
-/** Field shapes shared by every request schema, with the limits of DECISIONS.md. */
+/** Field shapes shared by every request schema, with the limits of DECISIONS.md and the README. */
 export const MAX_STRING = 2048;
+/** Identifiers are indexed: a btree entry holds at most ~2,700 bytes, so they are bounded in bytes too. */
+export const MAX_IDENTIFIER_CHARS = 512;
+export const MAX_IDENTIFIER_BYTES = 1024;
 export const MAX_LINES = 500;
 export const MAX_METADATA_BYTES = 16 * 1024;
-const MAX_AMOUNT = 999_999_999_999.99;
+const MAX_AMOUNT = 999_999_999_999.99; // numeric(14,2)
+const MAX_DISCOUNT_VALUE = 9_999_999_999.9999; // numeric(14,4)
 
+/** Free text that is stored but never indexed (names, URLs, reasons). */
 export const text = () => z.string().max(MAX_STRING, { error: `must be at most ${MAX_STRING} characters` });
 export const requiredText = () => text().trim().min(1, { error: 'must not be empty' });
 
-/** A JSON number of money in major units: not a string, not negative, fits numeric(14,2). */
+const withinIdentifierLimits = (value: z.ZodString) =>
+  value
+    .max(MAX_IDENTIFIER_CHARS, { error: `must be at most ${MAX_IDENTIFIER_CHARS} characters` })
+    .refine((text) => Buffer.byteLength(text) <= MAX_IDENTIFIER_BYTES, { error: `must be at most ${MAX_IDENTIFIER_BYTES} bytes in UTF-8` })
+    .meta({ description: `At most ${MAX_IDENTIFIER_CHARS} characters and ${MAX_IDENTIFIER_BYTES} bytes of UTF-8`, 'x-max-bytes': MAX_IDENTIFIER_BYTES });
+
+/** A value that is looked up or kept unique (order, refund and visitor ids, codes, emails). */
+export const identifier = () => withinIdentifierLimits(z.string().trim().min(1, { error: 'must not be empty' }));
+
+/** An optional identifier a client may send empty (a device's blank storage): the same limits, '' allowed. */
+export const looseIdentifier = () => withinIdentifierLimits(z.string());
+
+/** A JSON number of money in major units: not a string, not negative, whole cents, fits numeric(14,2). */
 export const amount = () =>
   z
     .number()
     .nonnegative({ error: 'must not be negative' })
-    .max(MAX_AMOUNT, { error: 'is too large' });
+    .max(MAX_AMOUNT, { error: `must be at most ${MAX_AMOUNT}` })
+    .refine(isWholeCents, { error: 'must be a whole number of cents (at most 2 decimals)' })
+    .meta({ multipleOf: 0.01 });
 
-export const email = () =>
-  requiredText().regex(/^[^\s@]+@[^\s@]+$/, { error: 'must be an email address' });
+/** discount_value: an amount, or a percentage with up to four decimals (numeric(14,4)). */
+export const discountValue = () =>
+  z
+    .number()
+    .nonnegative({ error: 'must not be negative' })
+    .max(MAX_DISCOUNT_VALUE, { error: `must be at most ${MAX_DISCOUNT_VALUE}` })
+    .refine((value) => hasAtMostDecimals(value, PERCENT_DECIMALS), { error: `must have at most ${PERCENT_DECIMALS} decimals` })
+    .meta({ multipleOf: 10 ** -PERCENT_DECIMALS });
+
+export const email = () => identifier().regex(/^[^\s@]+@[^\s@]+$/, { error: 'must be an email address' });
+
+/** An id callers may send as an integer: kept as its digits. */
+const integerId = () =>
+  z
+    .number()
+    .int({ error: 'must be a string, or an integer below 2^53 (send larger ids as strings)' })
+    .nonnegative({ error: 'must not be negative' })
+    .transform(String);
 
 /** Order ids are strings; an integer is accepted and kept as its digits. */
-export const orderId = () =>
-  z.union([requiredText(), z.number().int().nonnegative().refine(Number.isSafeInteger, { error: 'is too large for a JSON number: send it as a string' }).transform(String)]);
+export const orderId = () => z.union([identifier(), integerId()]);
+
+/** A caller's refund id, the same way. */
+export const refundId = orderId;
+
+/** A database id we issued (claim_id, conversion_id). */
+export const recordId = () => z.number().int({ error: 'must be an integer id' }).positive({ error: 'must be a positive integer id' });
 
 export const metadata = () =>
   z
     .record(z.string(), z.unknown())
     .refine((value) => Buffer.byteLength(JSON.stringify(value)) <= MAX_METADATA_BYTES, {
       error: `must be at most ${MAX_METADATA_BYTES} bytes of JSON`,
-    });
+    })
+    .meta({ description: `Free-form; at most ${MAX_METADATA_BYTES} bytes of JSON`, 'x-max-bytes': MAX_METADATA_BYTES });
 
 export const lines = <T extends z.ZodType>(line: T) =>
   z.array(line).max(MAX_LINES, { error: `must have at most ${MAX_LINES} entries` });
 
 export const couponEntry = () =>
   z.looseObject({
-    code: requiredText(),
+    code: identifier(),
     discount_amount: amount().optional(),
     discount_tax: amount().optional(),
   });

@@ -1,17 +1,17 @@
 import { z } from 'zod';
 import { CONVERSION_STATUSES } from '../../core/conversions/conversion-input';
 import type { RefundInput } from '../../core/refunds/refund-input';
-import { amount, metadata, orderId, text } from './fields';
+import { amount, looseIdentifier, metadata, orderId, recordId, refundId, text } from './fields';
 
 export const refundRequestSchema = z
   .object({
     order_id: orderId().optional(),
-    conversion_id: z.number().int().positive().optional(),
-    claim_id: z.number().int().positive().optional(),
+    conversion_id: recordId().optional(),
+    claim_id: recordId().optional(),
     refund_amount: amount().optional(),
     is_full_refund: z.boolean().optional(),
-    referral_code: text().optional(),
-    refund_id: z.union([text().trim().min(1), z.number().int().nonnegative().transform(String)]).optional(),
+    referral_code: looseIdentifier().optional(),
+    refund_id: refundId().optional(),
     total_refunded: amount().optional(),
     order_total: amount().optional(),
     refund_reason: text().optional(),

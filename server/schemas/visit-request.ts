@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { VISITOR_ID_PATTERN, type VisitInput } from '../../core/visits/visit-input';
-import { requiredText, text } from './fields';
+import { identifier, looseIdentifier, text } from './fields';
 
 /** POST /api/v1/track/visit; utm_* is the alternate form. A device's empty storage may send null. */
 export const visitRequestSchema = z.object({
-  referral_code: requiredText(),
-  visitor_id: text().regex(VISITOR_ID_PATTERN, { error: 'must be a UUID' }).nullish(),
-  existing_code: text().nullish(),
+  referral_code: identifier(),
+  visitor_id: identifier().regex(VISITOR_ID_PATTERN, { error: 'must be a UUID' }).nullish(),
+  existing_code: looseIdentifier().nullish(),
   share_channel: text().optional(),
   landing_page: text().optional(),
   utm_source: text().optional(),

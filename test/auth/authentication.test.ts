@@ -15,7 +15,7 @@ describe('API key authentication', () => {
   it('returns 401 without headers', async () => {
     const response = await t.http.post('/api/v1/track/conversion').send(conversion());
     expect(response.status).toBe(401);
-    expect(response.body).toEqual({ success: false, error: expect.stringContaining('X-API-Key') });
+    expect(response.body).toEqual({ success: false, error: expect.stringContaining('X-API-Key'), code: 'unauthorized' });
   });
 
   it('returns 401 with a key but no brand ID, and with a malformed brand ID', async () => {
@@ -101,7 +101,7 @@ describe('HTTPS rule', () => {
       .set({ ...brand.headers, 'X-Forwarded-For': '203.0.113.9', 'X-Forwarded-Proto': 'http' })
       .send(conversion());
     expect(response.status).toBe(403);
-    expect(response.body).toEqual({ success: false, error: 'HTTPS is required' });
+    expect(response.body).toEqual({ success: false, error: 'HTTPS is required', code: 'https_required' });
   });
 
   it('accepts a request the proxy received over HTTPS', async () => {

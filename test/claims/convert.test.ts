@@ -79,7 +79,7 @@ describe('POST /api/v1/convert (what a validly signed request does)', () => {
     const { brand } = await setup();
     const response = await convert(brand, { referral_code: 'NOPE-404', email: 'a@example.com' });
     expect(response.status).toBe(404);
-    expect(response.body).toEqual({ success: false, error: expect.stringContaining('referral_code') });
+    expect(response.body).toEqual({ success: false, error: expect.stringContaining('referral_code'), code: 'not_found' });
   });
 
   it.each([

@@ -206,7 +206,7 @@ describe('POST /api/v1/track/claim', () => {
     const { brand } = await setup();
     const response = await claim(brand.headers, { referral_code: 'NOPE-123', email: 'a@example.com' });
     expect(response.status).toBe(404);
-    expect(response.body).toEqual({ success: false, error: expect.stringMatching(/referral_code/) });
+    expect(response.body).toEqual({ success: false, error: expect.stringMatching(/referral_code/), code: 'not_found' });
   });
 
   it.each([
@@ -250,7 +250,7 @@ describe('POST /api/v1/track/claim', () => {
     const { brand, advocate } = await setup({ plan });
     const response = await claim(brand.headers, { referral_code: advocate.code, email: 'a@example.com' });
     expect(response.status).toBe(403);
-    expect(response.body).toEqual({ success: false, error: expect.stringContaining('Premier') });
+    expect(response.body).toEqual({ success: false, error: expect.stringContaining('Premier'), code: 'plan_required' });
     expect(await t.db('claims').where({ brand_id: brand.brandId })).toHaveLength(0);
   });
 });

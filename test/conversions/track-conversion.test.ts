@@ -92,7 +92,7 @@ describe('POST /api/v1/track/conversion', () => {
     const { brand } = await setup();
     const response = await post(brand.headers, { email: 'x@example.com', order_id: uniqueOrderId(), order_value: 30, referral_code: 'NOPE123' });
     expect(response.status).toBe(404);
-    expect(response.body).toEqual({ success: false, error: expect.stringContaining('NOPE123') });
+    expect(response.body).toEqual({ success: false, error: expect.stringContaining('NOPE123'), code: 'not_found' });
   });
 
   it('attributes by a referral code found in coupons_applied and sums their discounts', async () => {

@@ -40,7 +40,7 @@ describe('POST /api/v1/convert signature', () => {
     const tampered = raw.replace('"value":40', '"value":90');
     const response = await post(headers, tampered);
     expect(response.status).toBe(401);
-    expect(response.body).toEqual({ success: false, error: expect.stringMatching(/X-AL-Signature does not match/) });
+    expect(response.body).toEqual({ success: false, error: expect.stringMatching(/X-AL-Signature does not match/), code: 'unauthorized' });
     expect(await t.db('claims').where({ brand_id: brand.brandId })).toHaveLength(0);
   });
 
@@ -86,7 +86,7 @@ describe('POST /api/v1/convert signature', () => {
     const { brand, raw } = await setup();
     const response = await post(change(signedHeaders(brand.brandId, brand.apiKey, raw)), raw);
     expect(response.status).toBe(401);
-    expect(response.body).toEqual({ success: false, error: expect.stringMatching(message) });
+    expect(response.body).toEqual({ success: false, error: expect.stringMatching(message), code: 'unauthorized' });
   });
 
   it('refuses with 403 a correct signature for a brand that is no longer active', async () => {
@@ -133,7 +133,7 @@ describe('POST /api/v1/convert with X-AL-Timestamp', () => {
     expect((await post(headers, raw)).status).toBe(201);
     const replay = await post(headers, raw);
     expect(replay.status).toBe(401);
-    expect(replay.body).toEqual({ success: false, error: expect.stringMatching(/already used \(replay\)/) });
+    expect(replay.body).toEqual({ success: false, error: expect.stringMatching(/already used \(replay\)/), code: 'unauthorized' });
   });
 
   it('refuses with 401 a replay whose signature is written in upper case', async () => {

@@ -103,7 +103,7 @@ describe('POST /api/v1/track/check-eligibility', () => {
     const { brand } = await setup();
     const response = await check(brand.headers, { referral_code: 'NOPE-404', customer_email: 'a@example.com' });
     expect(response.status).toBe(404);
-    expect(response.body).toEqual({ success: false, error: expect.stringContaining('referral_code') });
+    expect(response.body).toEqual({ success: false, error: expect.stringContaining('referral_code'), code: 'not_found' });
   });
 
   it.each([

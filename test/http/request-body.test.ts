@@ -13,7 +13,7 @@ describe('request bodies', () => {
     const brand = await givenBrand(t.db);
     const response = await t.http.post('/api/v1/track/conversion').set(brand.headers).set('Content-Type', 'application/json').send('{"email": "a@example.com",');
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({ success: false, error: 'request body is not valid JSON' });
+    expect(response.body).toEqual({ success: false, error: 'request body is not valid JSON', code: 'invalid_request' });
   });
 
   it('returns 400 for a JSON array or an empty body', async () => {

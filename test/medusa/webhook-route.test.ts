@@ -93,7 +93,7 @@ describe('POST /medusa/webhooks', () => {
     const body = snapshotBody(order);
     const response = await deliver(body, { 'X-AL-Signature': signBody(`${brand.apiKey}x`, body) });
     expect(response.status).toBe(401);
-    expect(response.body).toEqual({ success: false, error: expect.stringMatching(/X-AL-Signature does not match/) });
+    expect(response.body).toEqual({ success: false, error: expect.stringMatching(/X-AL-Signature does not match/), code: 'unauthorized' });
   });
 
   it('refuses a delivery signed with a revoked key with 401', async () => {
@@ -117,7 +117,7 @@ describe('POST /medusa/webhooks', () => {
     delete body.order.id;
     const response = await deliver(JSON.stringify(body));
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({ success: false, error: expect.stringMatching(/order\.id/) });
+    expect(response.body).toEqual({ success: false, error: expect.stringMatching(/order\.id/), code: 'invalid_request' });
     expect(await service.db('medusa_deliveries').where({ brand_id: brand.brandId })).toHaveLength(0);
   });
 

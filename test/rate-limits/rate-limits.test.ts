@@ -34,7 +34,7 @@ describe('rate limits per client IP and endpoint', () => {
     for (let i = 1; i <= 20; i += 1) expect((await send(crowded)).status).toBe(201);
     const refused = await send(crowded);
     expect(refused.status).toBe(429);
-    expect(refused.body).toEqual({ success: false, error: expect.stringMatching(/at most 20 requests per hour from one IP/) });
+    expect(refused.body).toEqual({ success: false, error: expect.stringMatching(/at most 20 requests per hour from one IP/), code: 'rate_limited' });
     expect((await send(uniqueClientIp())).status).toBe(201);
   });
 

@@ -108,7 +108,7 @@ describe('POST /shopify/webhooks', () => {
     const shop = await premierShopWithTenoff();
     const forged = await sendWebhook(context.app, ORDER_WITH_TENOFF, { topic: 'orders/paid', shop: shop.shop, secret: 'someone-else' });
     expect(forged.status).toBe(401);
-    expect(forged.body).toEqual({ success: false, error: 'invalid or missing webhook signature (X-Shopify-Hmac-Sha256)' });
+    expect(forged.body).toEqual({ success: false, error: 'invalid or missing webhook signature (X-Shopify-Hmac-Sha256)', code: 'unauthorized' });
     const missing = await sendWebhook(context.app, ORDER_WITH_TENOFF, { topic: 'orders/paid', shop: shop.shop, hmac: null });
     expect(missing.status).toBe(401);
     const signedOtherBytes = await sendWebhook(context.app, `${ORDER_WITH_TENOFF} `, {

@@ -1,4 +1,4 @@
-import { amountFromCents, centsFromDecimal, decimalFromCents, percentOf, prorate, toCents } from '../../core/money';
+import { amountFromCents, centsFromDecimal, decimalFromCents, hasAtMostDecimals, isWholeCents, percentOf, prorate, toCents } from '../../core/money';
 
 describe('money', () => {
   it('turns major units into cents without binary noise', () => {
@@ -25,5 +25,15 @@ describe('money', () => {
 
   it('refuses amounts beyond numeric(14,2)', () => {
     expect(() => toCents(1e13)).toThrow(RangeError);
+  });
+
+  it('tells whole cents (at most 2 decimals, binary noise aside) from amounts below one minor unit', () => {
+    for (const amount of [0, 1, 19.99, 0.1 + 0.2, 999999999999.99, 1e12]) expect(isWholeCents(amount)).toBe(true);
+    for (const amount of [1e-9, 0.001, 10.005, 19.999, 5e-324, Number.NaN, Number.POSITIVE_INFINITY]) expect(isWholeCents(amount)).toBe(false);
+  });
+
+  it('allows percentages up to four decimals', () => {
+    expect(hasAtMostDecimals(12.3456, 4)).toBe(true);
+    expect(hasAtMostDecimals(12.34567, 4)).toBe(false);
   });
 });

@@ -119,7 +119,7 @@ describe('POST /api/v1/track/visit', () => {
     const { brand } = await setup();
     const response = await visit(brand.headers, { referral_code: 'NOPE-404' });
     expect(response.status).toBe(404);
-    expect(response.body).toEqual({ success: false, error: expect.stringContaining('referral_code') });
+    expect(response.body).toEqual({ success: false, error: expect.stringContaining('referral_code'), code: 'not_found' });
     expect(await t.db('visits').where({ brand_id: brand.brandId })).toHaveLength(0);
   });
 
@@ -149,7 +149,7 @@ describe('POST /api/v1/track/visit', () => {
     const { brand, ann } = await setup('last_click', plan);
     const response = await visit(brand.headers, { referral_code: ann.code });
     expect(response.status).toBe(403);
-    expect(response.body).toEqual({ success: false, error: expect.stringContaining('Premier') });
+    expect(response.body).toEqual({ success: false, error: expect.stringContaining('Premier'), code: 'plan_required' });
     expect(await t.db('visits').where({ brand_id: brand.brandId })).toHaveLength(0);
   });
 });
