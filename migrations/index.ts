@@ -6,6 +6,7 @@ import * as shopify from './20261125_0004_shopify';
 import * as medusa from './20261126_0005_medusa';
 import * as rewardLedgerByConversion from './20261127_0006_reward_ledger_by_conversion';
 import * as redemptionReturns from './20261128_0007_redemption_returns';
+import * as statusChecks from './20261129_0008_status_checks';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -22,4 +23,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['20261126_0005_medusa', medusa],
   ['20261127_0006_reward_ledger_by_conversion', rewardLedgerByConversion],
   ['20261128_0007_redemption_returns', redemptionReturns],
+  ['20261129_0008_status_checks', statusChecks],
 ];

@@ -1,9 +1,10 @@
 import type { Knex } from 'knex';
 import type { Brand } from '../../core/brands/brand';
 import { recordPaidOrder } from '../../core/conversions/record-paid-order';
+import { lockKey } from '../../core/db/advisory-lock';
 import { type Cents, toCents } from '../../core/money';
 import { recordRefund } from '../../core/refunds/record-refund';
-import type { RefundInput } from '../../core/refunds/refund-input';
+import type { RefundInput, RefundResult } from '../../core/refunds/refund-input';
 import type { MedusaOrderPlan } from './map-snapshot';
 
 export interface MedusaDeliveryOutcome {
@@ -15,7 +16,7 @@ export interface MedusaDeliveryOutcome {
   attributed: boolean;
   conversion_id: number | null;
   claim_id: number | null;
-  status: string | null;
+  status: RefundResult['status'] | null;
   /** Refund ids recorded by this delivery (Medusa refund ids, or `cancel:<order id>`). */
   refunds_recorded: string[];
 }
@@ -34,7 +35,7 @@ export async function applyMedusaSnapshot(
   plan: MedusaOrderPlan,
 ): Promise<MedusaDeliveryOutcome> {
   const brandId = brand.brand_id;
-  await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`medusa:${brandId}:${plan.order_id}`]);
+  await lockKey(trx, `medusa:${brandId}:${plan.order_id}`);
   const earlier = await trx('medusa_deliveries').select('outcome').where({ brand_id: brandId, event_id: event.event_id }).first();
   if (earlier) return { ...(earlier.outcome as MedusaDeliveryOutcome), duplicate: true };
 
@@ -55,7 +56,7 @@ async function applyPlan(trx: Knex.Transaction, brand: Brand, plan: MedusaOrderP
   const { result, claim_id } = await recordPaidOrder(trx, brand, plan.paid_order);
   if (!result.attributed) return unattributed;
 
-  let status = result.conversion.status;
+  let status: RefundResult['status'] = result.conversion.status;
   let remaining: Cents = toCents(result.conversion.order_value) - toCents(result.conversion.refunded_total);
   const recorded: string[] = [];
   for (const refund of plan.cancellation ? [...plan.refunds, plan.cancellation] : plan.refunds) {

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { lockKey } from '../../core/db/advisory-lock';
 import type { Executor } from '../../core/db/transaction';
 
 /** Which brand a shop feeds, and how it is connected (our public app, or the merchant's custom app). */
@@ -26,7 +27,7 @@ export async function findBrandShopLink(db: Executor, brandId: string): Promise<
 
 /** Serialises every change to one shop's link inside the caller's transaction. */
 export async function lockShop(trx: Knex.Transaction, shopDomain: string): Promise<void> {
-  await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`shopify-shop:${shopDomain}`]);
+  await lockKey(trx, `shopify-shop:${shopDomain}`);
 }
 
 /** Links (or re-links) a shop to a brand as installed now. */

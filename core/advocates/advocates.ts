@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
 import type { Executor } from '../db/transaction';
 import { Conflict, Invalid, NotFound } from '../errors';
+import type { CodeKind } from './code-kind';
 import { normalizeCode, normalizeEmail } from './normalize';
 
 export interface Advocate {
@@ -38,10 +40,10 @@ function assertValidCode(code: string): void {
 
 export async function createAdvocate(db: Executor, brandId: string, input: CreateAdvocateInput): Promise<Advocate> {
   const emailNormalized = normalizeEmail(input.email);
-  const existing = await db('advocates').where({ brand_id: brandId, email_normalized: emailNormalized }).first();
+  const existing: AdvocateRow | undefined = await db('advocates').where({ brand_id: brandId, email_normalized: emailNormalized }).first();
   if (existing) throw new Conflict(`an advocate with email ${input.email} already exists`, { advocate_id: Number(existing.advocate_id) });
   if (input.code !== undefined) assertValidCode(input.code);
-  const [row] = await db('advocates')
+  const [row] = (await db('advocates')
     .insert({
       brand_id: brandId,
       email: input.email.trim(),
@@ -49,7 +51,7 @@ export async function createAdvocate(db: Executor, brandId: string, input: Creat
       first_name: input.first_name,
       last_name: input.last_name ?? null,
     })
-    .returning('*');
+    .returning('*')) as [AdvocateRow];
   const code = await addReferralCode(db, brandId, Number(row.advocate_id), input.code ?? generateCode(input.first_name), input.code === undefined);
   return toAdvocate(row, [code]);
 }
@@ -64,7 +66,7 @@ export async function addReferralCode(
   advocateId: number,
   code: string,
   generated = false,
-  kind: 'referral' | 'coupon' = 'referral',
+  kind: CodeKind = 'referral',
 ): Promise<string> {
   if (!generated) assertValidCode(code);
   for (let attempt = 0; attempt < 5; attempt += 1) {
@@ -121,22 +123,31 @@ export async function getAdvocate(db: Executor, brandId: string, advocateId: num
 
 export interface ReferralCodeOwner {
   code: string;
-  kind: 'referral' | 'coupon';
+  kind: CodeKind;
   advocate_id: number;
   advocate_email_normalized: string;
   advocate_first_name: string;
 }
 
-/** Resolves a code (case-insensitive) to its advocate within one brand. */
-export async function findReferralCode(db: Executor, brandId: string, code: string): Promise<ReferralCodeOwner | null> {
-  const row = await db('referral_codes as c')
+interface CodeOwnerRow {
+  code: string;
+  code_normalized: string;
+  kind: CodeKind;
+  advocate_id: string;
+  email_normalized: string;
+  first_name: string;
+}
+
+/** referral_codes joined to their advocates, selecting what a ReferralCodeOwner holds. */
+export function codeOwners(db: Executor): Knex.QueryBuilder {
+  return db('referral_codes as c')
     .join('advocates as a', function joinAdvocate() {
       this.on('a.brand_id', 'c.brand_id').andOn('a.advocate_id', 'c.advocate_id');
     })
-    .select('c.code', 'c.kind', 'c.advocate_id', 'a.email_normalized', 'a.first_name')
-    .where({ 'c.brand_id': brandId, 'c.code_normalized': normalizeCode(code) })
-    .first();
-  if (!row) return null;
+    .select('c.code', 'c.code_normalized', 'c.kind', 'c.advocate_id', 'a.email_normalized', 'a.first_name');
+}
+
+export function toCodeOwner(row: CodeOwnerRow): ReferralCodeOwner {
   return {
     code: row.code,
     kind: row.kind,
@@ -144,4 +155,18 @@ export async function findReferralCode(db: Executor, brandId: string, code: stri
     advocate_email_normalized: row.email_normalized,
     advocate_first_name: row.first_name,
   };
+}
+
+/** Resolves a code (case-insensitive) to its advocate within one brand. */
+export async function findReferralCode(db: Executor, brandId: string, code: string): Promise<ReferralCodeOwner | null> {
+  const row: CodeOwnerRow | undefined = await codeOwners(db).where({ 'c.brand_id': brandId, 'c.code_normalized': normalizeCode(code) }).first();
+  return row ? toCodeOwner(row) : null;
+}
+
+/** Resolves several candidate codes in one query: their owners by normalized code (unknown codes are absent). */
+export async function findReferralCodes(db: Executor, brandId: string, codes: string[]): Promise<Map<string, ReferralCodeOwner>> {
+  const normalized = [...new Set(codes.map(normalizeCode))];
+  if (normalized.length === 0) return new Map();
+  const rows: CodeOwnerRow[] = await codeOwners(db).where({ 'c.brand_id': brandId }).whereIn('c.code_normalized', normalized);
+  return new Map(rows.map((row) => [row.code_normalized, toCodeOwner(row)]));
 }

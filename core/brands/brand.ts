@@ -3,18 +3,25 @@ import { z } from 'zod';
 import type { Executor } from '../db/transaction';
 import { NotFound } from '../errors';
 import { brandChanged } from './brand-changes';
+import type { BrandStatus } from './brand-status';
 
 export const PLANS = ['starter', 'growth', 'premier'] as const;
 export type Plan = (typeof PLANS)[number];
+/** How the advocate's reward and the referee's discount are given. */
+export const REWARD_TYPES = ['fixed', 'percentage'] as const;
+export type RewardType = (typeof REWARD_TYPES)[number];
+/** Which of two referral links a visitor followed wins (DECISIONS.md "Visits"). */
+export const ATTRIBUTION_MODELS = ['last_click', 'first_click'] as const;
+export type AttributionModel = (typeof ATTRIBUTION_MODELS)[number];
 
 export const brandSettingsSchema = z.object({
-  reward_type: z.enum(['fixed', 'percentage']),
+  reward_type: z.enum(REWARD_TYPES),
   reward_value: z.number().nonnegative(),
-  referee_discount_type: z.enum(['fixed', 'percentage']),
+  referee_discount_type: z.enum(REWARD_TYPES),
   referee_discount_value: z.number().nonnegative(),
   referee_min_purchase: z.number().nonnegative().nullable(),
   referee_discount_cap: z.number().nonnegative().nullable(),
-  attribution_model: z.enum(['last_click', 'first_click']),
+  attribution_model: z.enum(ATTRIBUTION_MODELS),
   attribution_window_days: z.number().int().positive(),
 });
 export type BrandSettings = z.infer<typeof brandSettingsSchema>;
@@ -23,7 +30,7 @@ export interface Brand extends BrandSettings {
   brand_id: string;
   name: string;
   plan: Plan;
-  status: 'active' | 'uninstalled';
+  status: BrandStatus;
   created_at: string;
 }
 
@@ -31,14 +38,14 @@ interface BrandRow {
   brand_id: string;
   name: string;
   plan: Plan;
-  status: 'active' | 'uninstalled';
-  reward_type: 'fixed' | 'percentage';
+  status: BrandStatus;
+  reward_type: RewardType;
   reward_value: string;
-  referee_discount_type: 'fixed' | 'percentage';
+  referee_discount_type: RewardType;
   referee_discount_value: string;
   referee_min_purchase: string | null;
   referee_discount_cap: string | null;
-  attribution_model: 'last_click' | 'first_click';
+  attribution_model: AttributionModel;
   attribution_window_days: number;
   created_at: Date;
 }
@@ -77,8 +84,8 @@ export async function createBrand(db: Executor, input: CreateBrandInput): Promis
 }
 
 export async function findBrand(db: Executor, brandId: string): Promise<Brand | null> {
-  const row = await db('brands').where({ brand_id: brandId }).first();
-  return row ? toBrand(row as BrandRow) : null;
+  const row: BrandRow | undefined = await db('brands').where({ brand_id: brandId }).first();
+  return row ? toBrand(row) : null;
 }
 
 export async function getBrand(db: Executor, brandId: string): Promise<Brand> {
@@ -88,8 +95,8 @@ export async function getBrand(db: Executor, brandId: string): Promise<Brand> {
 }
 
 export async function listBrands(db: Executor): Promise<Brand[]> {
-  const rows = await db('brands').orderBy('created_at');
-  return (rows as BrandRow[]).map(toBrand);
+  const rows: BrandRow[] = await db('brands').orderBy('created_at');
+  return rows.map(toBrand);
 }
 
 export async function updateBrand(

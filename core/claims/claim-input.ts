@@ -1,29 +1,28 @@
-import { z } from 'zod';
-import { DISCOUNT_TYPES, REFERRAL_TYPES, couponEntrySchema, productLineSchema } from '../conversions/conversion-input';
+import type { CouponEntry, ProductLine } from '../conversions/conversion-input';
+import type { ReferralType } from '../conversions/referral-type';
+import type { DiscountType } from './discount-type';
 
 /**
  * The one input a claim is created from, whoever reports it (REST claim in either form, /convert,
- * Shopify, Medusa). Amounts are major units as JSON numbers; createClaim makes them exact.
+ * a platform's discount redemption). The callers' zod schemas validate it; amounts are major units
+ * as JSON numbers, which createClaim makes exact.
  */
-export const claimInputSchema = z.object({
-  referral_code: z.string(),
-  email: z.string(),
-  customer_name: z.string().nullish(),
-  phone: z.string().nullish(),
-  visitor_id: z.string().nullish(),
-  order_id: z.string().nullish(),
+export interface ClaimInput {
+  referral_code: string;
+  email: string;
+  customer_name?: string | null;
+  phone?: string | null;
+  visitor_id?: string | null;
+  order_id?: string | null;
   /** Order value before the discount. */
-  raw_value: z.number().nullish(),
+  raw_value?: number | null;
   /** Order value after the discount. */
-  claim_value: z.number().nullish(),
-  discount_value: z.number().nullish(),
-  discount_type: z.enum(DISCOUNT_TYPES).nullish(),
-  type: z.enum(REFERRAL_TYPES).default('referral'),
-  products: z.array(productLineSchema).default([]),
-  coupons_applied: z.array(couponEntrySchema).default([]),
-  metadata: z.record(z.string(), z.unknown()).default({}),
-  source: z.string().nullish(),
-});
-export type ClaimInput = z.infer<typeof claimInputSchema>;
-/** What a caller builds before defaults are applied. */
-export type ClaimInputDraft = z.input<typeof claimInputSchema>;
+  claim_value?: number | null;
+  discount_value?: number | null;
+  discount_type?: DiscountType | null;
+  type: ReferralType;
+  products: ProductLine[];
+  coupons_applied: CouponEntry[];
+  metadata: Record<string, unknown>;
+  source?: string | null;
+}

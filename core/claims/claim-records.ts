@@ -1,4 +1,7 @@
+import type { Knex } from 'knex';
+import type { ReferralType } from '../conversions/referral-type';
 import type { Executor } from '../db/transaction';
+import type { ClaimStatus } from './claim-status';
 
 /** Reads and status changes of claims shared by conversions, refunds and eligibility. */
 export interface ClaimRecord {
@@ -7,8 +10,9 @@ export interface ClaimRecord {
   referral_code: string;
   email_normalized: string;
   order_id: string | null;
-  type: 'referral' | 'advocate';
-  status: string;
+  type: ReferralType;
+  status: ClaimStatus;
+  /** Amounts as PostgreSQL returns numeric(14,2): exact decimal strings. */
   raw_value: string;
   claim_value: string;
   discount_applied: string;
@@ -16,14 +20,22 @@ export interface ClaimRecord {
   created_at: Date;
 }
 
-const CLAIM_COLUMNS = [
+/** A claims row as the driver returns CLAIM_COLUMNS (bigint ids as strings). */
+export interface ClaimRow extends Omit<ClaimRecord, 'claim_id' | 'advocate_id'> {
+  claim_id: string;
+  advocate_id: string;
+}
+
+export const CLAIM_COLUMNS = [
   'claim_id', 'advocate_id', 'referral_code', 'email_normalized', 'order_id', 'type', 'status',
   'raw_value', 'claim_value', 'discount_applied', 'refunded_total', 'created_at',
 ];
 
-function toClaim(row: Record<string, unknown> | undefined): ClaimRecord | null {
+export function toClaim(row: ClaimRow): ClaimRecord;
+export function toClaim(row: ClaimRow | undefined): ClaimRecord | null;
+export function toClaim(row: ClaimRow | undefined): ClaimRecord | null {
   if (!row) return null;
-  return { ...(row as unknown as ClaimRecord), claim_id: Number(row.claim_id), advocate_id: Number(row.advocate_id) };
+  return { ...row, claim_id: Number(row.claim_id), advocate_id: Number(row.advocate_id) };
 }
 
 export async function findClaim(db: Executor, brandId: string, claimId: number, forUpdate = false): Promise<ClaimRecord | null> {
@@ -41,7 +53,7 @@ export async function newestPendingClaim(
 ): Promise<ClaimRecord | null> {
   const query = db('claims')
     .select(CLAIM_COLUMNS)
-    .where({ brand_id: brandId, email_normalized: emailNormalized, status: 'pending' })
+    .where({ brand_id: brandId, email_normalized: emailNormalized, status: 'pending' satisfies ClaimStatus })
     .andWhere('created_at', '>=', db.raw(`now() - make_interval(days => ?)`, [windowDays]))
     .orderBy('created_at', 'desc')
     .first();
@@ -49,12 +61,16 @@ export async function newestPendingClaim(
   return toClaim(await query);
 }
 
-export async function markClaimConverted(db: Executor, brandId: string, claimId: number, orderId: string | null): Promise<void> {
-  await db('claims')
-    .where({ brand_id: brandId, claim_id: claimId })
-    .update({
-      status: db.raw(`CASE WHEN status = 'pending' THEN 'converted' ELSE status END`),
-      order_id: db.raw('coalesce(order_id, ?)', [orderId]),
-      updated_at: db.fn.now(),
-    });
+/**
+ * Linking a conversion sets its claim `converted` (a refunded one keeps its status) and gives it
+ * the order id: the body of a CTE over CTE `source` (claim_id, order_id), so the conversion, its
+ * credit and its claim are written in one statement.
+ */
+export function markClaimsConvertedBy(db: Executor, brandId: string, source: string): Knex.Raw {
+  return db.raw(
+    `UPDATE claims SET status = CASE WHEN claims.status = 'pending' THEN 'converted' ELSE claims.status END,
+       order_id = coalesce(claims.order_id, ??.order_id), updated_at = now()
+     FROM ?? WHERE claims.brand_id = ? AND claims.claim_id = ??.claim_id`,
+    [source, source, brandId, source],
+  );
 }

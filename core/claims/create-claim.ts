@@ -2,19 +2,22 @@ import type { Knex } from 'knex';
 import { type ReferralCodeOwner, findReferralCode } from '../advocates/advocates';
 import { normalizeEmail } from '../advocates/normalize';
 import type { Brand } from '../brands/brand';
+import { lockKey } from '../db/advisory-lock';
 import { eligibilityFor } from '../eligibility/check-eligibility';
 import { Conflict, Invalid, NotFound } from '../errors';
 import { redeemReward, rewardBalance } from '../ledger/reward-ledger';
 import { type Cents, amountFromCents, amountFromDecimal, decimalFromCents, toCents } from '../money';
 import { type DiscountRule, claimAmounts } from './claim-discount';
 import type { ClaimInput } from './claim-input';
+import { CLAIM_COLUMNS, type ClaimRecord, type ClaimRow, toClaim } from './claim-records';
+import type { ClaimStatus } from './claim-status';
 
 /** The API's view of a stored claim. */
 export interface ClaimView {
   id: number;
   claim_id: number;
   referral_code: string;
-  status: string;
+  status: ClaimStatus;
   raw_value: number;
   claim_value: number;
   discount_applied: number;
@@ -22,46 +25,57 @@ export interface ClaimView {
   created_at: string /* ISO */;
 }
 
-const CLAIM_VIEW_COLUMNS = ['claim_id', 'referral_code', 'status', 'raw_value', 'claim_value', 'discount_applied', 'advocate_id', 'created_at'];
-
-function toClaimView(row: Record<string, any>): ClaimView {
-  const id = Number(row.claim_id);
+export function toClaimView(claim: ClaimRecord): ClaimView {
   return {
-    id,
-    claim_id: id,
-    referral_code: row.referral_code,
-    status: row.status,
-    raw_value: amountFromDecimal(row.raw_value),
-    claim_value: amountFromDecimal(row.claim_value),
-    discount_applied: amountFromDecimal(row.discount_applied),
-    advocate_id: Number(row.advocate_id),
-    created_at: new Date(row.created_at).toISOString(),
+    id: claim.claim_id,
+    claim_id: claim.claim_id,
+    referral_code: claim.referral_code,
+    status: claim.status,
+    raw_value: amountFromDecimal(claim.raw_value),
+    claim_value: amountFromDecimal(claim.claim_value),
+    discount_applied: amountFromDecimal(claim.discount_applied),
+    advocate_id: claim.advocate_id,
+    created_at: new Date(claim.created_at).toISOString(),
   };
+}
+
+export interface CreateClaimOptions {
+  /** false: a connector reports a redemption that already happened, so eligibility is not enforced. */
+  enforceEligibility?: boolean;
+  /** 'reuse': a duplicate returns the customer's claim of the last 24 h instead of a Conflict. */
+  onDuplicate?: 'refuse' | 'reuse';
 }
 
 /**
  * Creates a `pending` claim. Unknown code → NotFound; the same email and code within 24 h →
  * Conflict with the first claim_id; a referral claim by an ineligible customer → Invalid with the
- * eligibility code (unless enforceEligibility is false: connectors report what already happened).
+ * eligibility code.
  */
-export async function createClaim(
-  trx: Knex.Transaction,
-  brand: Brand,
-  input: ClaimInput,
-  options: { enforceEligibility?: boolean } = {},
-): Promise<ClaimView> {
+export async function createClaim(trx: Knex.Transaction, brand: Brand, input: ClaimInput): Promise<ClaimView> {
   const owner = await findReferralCode(trx, brand.brand_id, input.referral_code);
   if (!owner) throw new NotFound(`referral_code ${input.referral_code} not found`);
+  return toClaimView(await createClaimFor(trx, brand, owner, input));
+}
+
+/** createClaim for a code already resolved to its advocate (input.referral_code is not looked up again). */
+export async function createClaimFor(
+  trx: Knex.Transaction,
+  brand: Brand,
+  owner: ReferralCodeOwner,
+  input: ClaimInput,
+  options: CreateClaimOptions = {},
+): Promise<ClaimRecord> {
   const email = normalizeEmail(input.email);
 
   // One customer's claims at one brand are decided one at a time (duplicates, already_redeemed).
-  await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`claim:${brand.brand_id}:${email}`]);
-  const duplicate = await trx('claims')
-    .select('claim_id')
+  await lockKey(trx, `claim:${brand.brand_id}:${email}`);
+  const duplicate: ClaimRow | undefined = await trx('claims')
+    .select(CLAIM_COLUMNS)
     .where({ brand_id: brand.brand_id, email_normalized: email, referral_code: owner.code })
     .andWhere('created_at', '>=', trx.raw(`now() - interval '24 hours'`))
     .orderBy('created_at')
     .first();
+  if (duplicate && options.onDuplicate === 'reuse') return toClaim(duplicate);
   if (duplicate) {
     throw new Conflict(`a claim for ${email} with referral_code ${owner.code} was already made within 24 hours`, {
       claim_id: Number(duplicate.claim_id),
@@ -75,7 +89,7 @@ export async function createClaim(
 
   const available = input.type === 'advocate' ? await availableReward(trx, brand, owner) : 0;
   const amounts = claimAmounts(input, input.type === 'advocate' ? { type: 'fixed', value: amountFromCents(available) } : refereeDiscount(brand));
-  const [row] = await trx('claims')
+  const [row]: ClaimRow[] = await trx('claims')
     .insert({
       brand_id: brand.brand_id,
       advocate_id: owner.advocate_id,
@@ -87,7 +101,7 @@ export async function createClaim(
       visitor_id: input.visitor_id ?? null,
       order_id: input.order_id ?? null,
       type: input.type,
-      status: 'pending',
+      status: 'pending' satisfies ClaimStatus,
       raw_value: decimalFromCents(amounts.raw_value),
       claim_value: decimalFromCents(amounts.claim_value),
       discount_applied: decimalFromCents(amounts.discount_applied),
@@ -98,8 +112,8 @@ export async function createClaim(
       metadata: JSON.stringify(input.metadata),
       source: input.source ?? null,
     })
-    .returning(CLAIM_VIEW_COLUMNS);
-  const claim = toClaimView(row);
+    .returning(CLAIM_COLUMNS);
+  const claim = toClaim(row!);
 
   if (input.type === 'advocate') {
     // The ledger never goes below zero: at most what the advocate has is redeemed.

@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { DISCOUNT_TYPES } from '../claims/discount-type';
+import { REPORTED_STATUSES } from './conversion-status';
+import { REFERRAL_TYPES } from './referral-type';
 
 /**
  * The one input a conversion is recorded from, whoever reports it (REST primary or alternate
@@ -23,10 +26,6 @@ export const couponEntrySchema = z.object({
 });
 export type CouponEntry = z.infer<typeof couponEntrySchema>;
 
-export const CONVERSION_STATUSES = ['completed', 'pending', 'partial_refund', 'refunded'] as const;
-export const DISCOUNT_TYPES = ['percentage', 'fixed', 'custom'] as const;
-export const REFERRAL_TYPES = ['referral', 'advocate'] as const;
-
 export const conversionInputSchema = z.object({
   email: z.string(),
   customer_name: z.string().nullish(),
@@ -48,7 +47,7 @@ export const conversionInputSchema = z.object({
   products: z.array(productLineSchema).default([]),
   coupons_applied: z.array(couponEntrySchema).default([]),
   source: z.string().nullish(),
-  status: z.enum(['completed', 'pending']).default('completed'),
+  status: z.enum(REPORTED_STATUSES).default('completed'),
   currency: z.string().nullish(),
   metadata: z.record(z.string(), z.unknown()).default({}),
 });

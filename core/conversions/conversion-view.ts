@@ -1,11 +1,12 @@
 import { amountFromDecimal } from '../money';
+import type { ConversionStatus } from './conversion-status';
 
 /** The API's view of a stored conversion. */
 export interface ConversionView {
   id: number;
   conversion_id: number;
   order_id: string | null;
-  status: string;
+  status: ConversionStatus;
   order_value: number;
   order_subtotal: number | null;
   discount_applied: number;
@@ -19,12 +20,30 @@ export interface ConversionView {
   created_at: string;
 }
 
+/** A conversions row as the driver returns CONVERSION_VIEW_COLUMNS: bigints and numerics as exact strings. */
+export interface ConversionRow {
+  conversion_id: string;
+  order_id: string | null;
+  status: ConversionStatus;
+  order_value: string;
+  order_subtotal: string | null;
+  discount_applied: string;
+  total_discount: string;
+  refunded_total: string;
+  claim_id: string | null;
+  advocate_id: string;
+  referral_code: string | null;
+  referrer_reward_paid: string;
+  referee_reward_paid: string | null;
+  created_at: Date;
+}
+
 export const CONVERSION_VIEW_COLUMNS = [
   'conversion_id', 'order_id', 'status', 'order_value', 'order_subtotal', 'discount_applied', 'total_discount',
   'refunded_total', 'claim_id', 'advocate_id', 'referral_code', 'referrer_reward_paid', 'referee_reward_paid', 'created_at',
 ];
 
-export function toConversionView(row: Record<string, any>): ConversionView {
+export function toConversionView(row: ConversionRow): ConversionView {
   const id = Number(row.conversion_id);
   return {
     id,

@@ -1,85 +1,72 @@
 import type { Knex } from 'knex';
-import { findReferralCode } from '../advocates/advocates';
+import { normalizeEmail } from '../advocates/normalize';
 import type { Brand } from '../brands/brand';
-import { createClaim } from '../claims/create-claim';
-import { Conflict } from '../errors';
-import { decimalFromCents, toCents } from '../money';
+import { assertBrandActive } from '../brands/brand-status';
+import { planAllows } from '../brands/plan-features';
+import { type ClaimRecord, newestPendingClaim } from '../claims/claim-records';
+import { claimForRedemption } from '../claims/redemption-claim';
+import { type OrderCodes, type Referrer, findReferrer } from './attribute-conversion';
 import type { ConversionInput } from './conversion-input';
-import { type ConversionResult, recordConversion } from './record-conversion';
+import { type Attribution, completeIfPending, findExistingConversion, insertConversion } from './conversion-records';
+import { type ConversionView, toConversionView } from './conversion-view';
 
-export interface PaidOrderInput {
+export interface PaidOrderInput extends OrderCodes {
   conversion: ConversionInput;
-  /** Discount codes the platform says were redeemed on the order. */
-  redeemed_codes: string[];
-  /** Where the claim came from (`shopify`, `medusa`). */
-  claim_source: string;
+  /** Where a claim for a redeemed referral discount code comes from (`shopify`, `medusa`); none: no claim. */
+  claim_source?: string | null;
 }
 
-/** Plans whose brands record claims (the claim endpoint is Premier-only, and so are redemptions). */
-const PLANS_WITH_CLAIMS: ReadonlyArray<Brand['plan']> = ['premier'];
+export type ConversionResult =
+  | { attributed: false }
+  | { attributed: true; duplicate: boolean; conversion: ConversionView };
+
+export interface PaidOrderResult {
+  result: ConversionResult;
+  /** The claim the conversion is linked to. */
+  claim_id: number | null;
+}
 
 /**
- * A platform's paid order: when a redeemed discount code is a referral code and the plan allows
- * claims, the redemption is recorded as a claim (or the customer's claim of the last 24 h is
- * reused), then the conversion is recorded linked to it — the same calls the REST API makes.
+ * The one way a paid order is recorded, whoever reports it (POST /track/conversion, Shopify,
+ * Medusa): the brand must be active; a repeat of an order returns the stored conversion
+ * (`duplicate`, even when both requests race: the unique key decides); otherwise its referrer is
+ * resolved once, a redeemed referral discount code becomes a claim where the plan has claims, and
+ * the conversion, its reward credit and its claim's status are written together.
  */
-export async function recordPaidOrder(
-  trx: Knex.Transaction,
-  brand: Brand,
-  input: PaidOrderInput,
-): Promise<{ result: ConversionResult; claim_id: number | null }> {
-  let conversion = input.conversion;
-  if (conversion.claim_id == null && PLANS_WITH_CLAIMS.includes(brand.plan) && !(await alreadyRecorded(trx, brand, conversion))) {
-    const claimId = await claimForRedemption(trx, brand, conversion, input);
-    if (claimId !== null) conversion = { ...conversion, claim_id: claimId };
+export async function recordPaidOrder(trx: Knex.Transaction, brand: Brand, order: PaidOrderInput): Promise<PaidOrderResult> {
+  assertBrandActive(brand);
+  const input = order.conversion;
+  const existing = await findExistingConversion(trx, brand.brand_id, input);
+  if (existing) return duplicateOf(await completeIfPending(trx, brand, existing, input));
+
+  const referrer = await findReferrer(trx, brand, input, order);
+  if (!referrer) return { result: { attributed: false }, claim_id: null };
+  const attribution = await attributionOf(trx, brand, order, referrer);
+
+  const inserted = await insertConversion(trx, brand, input, attribution);
+  if (!inserted) {
+    // Lost a race on (brand_id, order_id): the other request's row is committed now.
+    const winner = await findExistingConversion(trx, brand.brand_id, input);
+    if (!winner) throw new Error(`conversion for order ${input.order_id} vanished after a conflict`);
+    return duplicateOf(await completeIfPending(trx, brand, winner, input));
   }
-  const result = await recordConversion(trx, brand, conversion);
-  return { result, claim_id: result.attributed ? result.conversion.claim_id : null };
+  return { result: { attributed: true, duplicate: false, conversion: toConversionView(inserted) }, claim_id: attribution.claim?.claim_id ?? null };
 }
 
-async function alreadyRecorded(trx: Knex.Transaction, brand: Brand, conversion: ConversionInput): Promise<boolean> {
-  if (conversion.order_id === null) return false;
-  const row = await trx('conversions').select('conversion_id').where({ brand_id: brand.brand_id, order_id: conversion.order_id }).first();
-  return row !== undefined;
+function duplicateOf(conversion: ConversionView): PaidOrderResult {
+  return { result: { attributed: true, duplicate: true, conversion }, claim_id: conversion.claim_id };
 }
 
-async function claimForRedemption(
-  trx: Knex.Transaction,
-  brand: Brand,
-  conversion: ConversionInput,
-  input: PaidOrderInput,
-): Promise<number | null> {
-  for (const code of input.redeemed_codes) {
-    const owner = await findReferralCode(trx, brand.brand_id, code);
-    if (!owner) continue;
-    const paid = toCents(conversion.order_value);
-    const discount = toCents(conversion.total_discount ?? conversion.discount_applied ?? 0);
-    try {
-      const claim = await createClaim(
-        trx,
-        brand,
-        {
-          referral_code: owner.code,
-          email: conversion.email,
-          customer_name: conversion.customer_name,
-          order_id: conversion.order_id,
-          raw_value: Number(decimalFromCents(paid + discount)),
-          claim_value: conversion.order_value,
-          type: 'referral',
-          products: conversion.products,
-          coupons_applied: conversion.coupons_applied,
-          metadata: {},
-          source: input.claim_source,
-        },
-        // The platform already granted the discount: record what happened, do not refuse it.
-        { enforceEligibility: false },
-      );
-      return claim.claim_id;
-    } catch (error) {
-      if (error instanceof Conflict && typeof error.details.claim_id === 'number') return error.details.claim_id;
-      throw error;
-    }
+/** The claim a code-referred order links to: its redemption's claim when one is due, else the customer's pending claim. */
+async function attributionOf(trx: Knex.Transaction, brand: Brand, order: PaidOrderInput, referrer: Referrer): Promise<Attribution> {
+  if ('claim' in referrer) {
+    const { claim } = referrer;
+    return { advocate_id: claim.advocate_id, advocate_email_normalized: null, referral_code: claim.referral_code, claim, via: referrer.via };
   }
-  return null;
+  const { owner } = referrer;
+  const claimSource = referrer.redeemed && planAllows(brand.plan, 'claims') ? order.claim_source : null;
+  const claim: ClaimRecord | null = claimSource
+    ? await claimForRedemption(trx, brand, owner, order.conversion, claimSource)
+    : await newestPendingClaim(trx, brand.brand_id, normalizeEmail(order.conversion.email), brand.attribution_window_days, owner.advocate_id);
+  return { advocate_id: owner.advocate_id, advocate_email_normalized: owner.advocate_email_normalized, referral_code: owner.code, claim, via: referrer.via };
 }
-

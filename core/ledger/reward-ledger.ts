@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Executor } from '../db/transaction';
 import { type Cents, amountFromCents, centsFromDecimal, decimalFromCents, prorate } from '../money';
+import type { LedgerEntryKind } from './entry-kind';
 
 /** The append-only ledger of advocate rewards: the one place that writes or sums it. */
 
@@ -15,7 +16,7 @@ export async function creditReward(
       brand_id: entry.brandId,
       advocate_id: entry.advocateId,
       conversion_id: entry.conversionId,
-      kind: 'credit',
+      kind: 'credit' satisfies LedgerEntryKind,
       amount: decimalFromCents(entry.amount),
     })
     .onConflict(db.raw("(brand_id, conversion_id) WHERE kind = 'credit'"))
@@ -40,8 +41,8 @@ export function creditNewConversion(db: Executor, brandId: string, source: strin
 }
 
 /** Sums of one conversion's or one claim's ledger entries, by kind (reversals are negative). */
-async function sumsByKind(db: Executor, where: Record<string, unknown>): Promise<(kind: string) => Cents> {
-  const rows: Array<{ kind: string; total: string }> = await db('reward_ledger')
+async function sumsByKind(db: Executor, where: Record<string, unknown>): Promise<(kind: LedgerEntryKind) => Cents> {
+  const rows: Array<{ kind: LedgerEntryKind; total: string }> = await db('reward_ledger')
     .select('kind')
     .sum({ total: 'amount' })
     .where(where)
@@ -78,7 +79,7 @@ export async function reverseConversionReward(db: Executor, entry: RefundShare &
     advocate_id: entry.advocateId,
     conversion_id: entry.conversionId,
     refund_pk: entry.refundPk,
-    kind: 'reversal',
+    kind: 'reversal' satisfies LedgerEntryKind,
     amount: decimalFromCents(-amount),
   });
   return amount;
@@ -95,7 +96,7 @@ export async function redeemReward(
       brand_id: entry.brandId,
       advocate_id: entry.advocateId,
       claim_id: entry.claimId,
-      kind: 'redemption',
+      kind: 'redemption' satisfies LedgerEntryKind,
       amount: decimalFromCents(-entry.amount),
     })
     .onConflict(db.raw("(brand_id, claim_id) WHERE kind = 'redemption'"))
@@ -115,7 +116,7 @@ export async function returnRedemption(db: Executor, entry: RefundShare & { clai
     advocate_id: entry.advocateId,
     claim_id: entry.claimId,
     refund_pk: entry.refundPk,
-    kind: 'redemption_return',
+    kind: 'redemption_return' satisfies LedgerEntryKind,
     amount: decimalFromCents(amount),
   });
   return amount;

@@ -1,13 +1,31 @@
 import type { Knex } from 'knex';
 import type { Brand } from '../brands/brand';
 import { type ClaimRecord, findClaim } from '../claims/claim-records';
+import { claimStatusFor } from '../claims/claim-status';
+import type { ConversionStatus } from '../conversions/conversion-status';
 import { Invalid, NotFound } from '../errors';
 import { returnRedemption, reverseConversionReward } from '../ledger/reward-ledger';
 import { type Cents, amountFromCents, centsFromDecimal, decimalFromCents, toCents } from '../money';
 import type { RefundInput, RefundResult } from './refund-input';
 
+/** The conversions columns a refund reads (CONVERSION_COLUMNS), as the driver returns them. */
+interface RefundedConversionRow {
+  conversion_id: string;
+  claim_id: string | null;
+  advocate_id: string;
+  order_value: string;
+  refunded_total: string;
+  status: ConversionStatus;
+}
+
+/** An earlier refund with the same refund_id. */
+interface RefundRow {
+  refund_id: string | null;
+  amount: string;
+}
+
 interface Target {
-  conversion: Record<string, any> | null;
+  conversion: RefundedConversionRow | null;
   claim: ClaimRecord | null;
 }
 
@@ -20,7 +38,7 @@ export async function recordRefund(trx: Knex.Transaction, brand: Brand, input: R
   const target = await findTarget(trx, brandId, input);
   // Checked after the row lock, so two deliveries of one refund_id cannot both pass.
   if (input.refund_id) {
-    const earlier = await trx('refunds').where({ brand_id: brandId, refund_id: input.refund_id }).first();
+    const earlier: RefundRow | undefined = await trx('refunds').select('refund_id', 'amount').where({ brand_id: brandId, refund_id: input.refund_id }).first();
     if (earlier) return duplicateResult(target, earlier);
   }
 
@@ -36,9 +54,9 @@ export async function recordRefund(trx: Knex.Transaction, brand: Brand, input: R
   }
   const refundedTotal = refundedBefore + amount;
   const full = input.is_full_refund === true || refundedTotal >= orderValue;
-  const status = input.new_status ?? (full ? 'refunded' : 'partial_refund');
+  const status: ConversionStatus = input.new_status ?? (full ? 'refunded' : 'partial_refund');
 
-  const [refund] = await trx('refunds')
+  const [refund] = (await trx('refunds')
     .insert({
       brand_id: brandId,
       refund_id: input.refund_id ?? null,
@@ -52,7 +70,7 @@ export async function recordRefund(trx: Knex.Transaction, brand: Brand, input: R
       source: input.source ?? null,
       metadata: JSON.stringify(input.metadata),
     })
-    .returning('refund_pk');
+    .returning('refund_pk')) as [{ refund_pk: string }];
 
   let rewardReversed: Cents = 0;
   if (target.conversion) {
@@ -72,7 +90,7 @@ export async function recordRefund(trx: Knex.Transaction, brand: Brand, input: R
   if (target.claim) {
     await trx('claims')
       .where({ brand_id: brandId, claim_id: target.claim.claim_id })
-      .update({ status, refunded_total: decimalFromCents(refundedTotal), updated_at: trx.fn.now() });
+      .update({ status: claimStatusFor(status), refunded_total: decimalFromCents(refundedTotal), updated_at: trx.fn.now() });
     if (target.claim.type === 'advocate') {
       // The advocate spent their reward on this order: a refund gives it back, pro rata.
       await returnRedemption(trx, {
@@ -120,7 +138,7 @@ const CONVERSION_COLUMNS = ['conversion_id', 'claim_id', 'advocate_id', 'order_v
 /** order_id, else conversion_id, else claim_id; the conversion row is locked for the refund. */
 async function findTarget(trx: Knex.Transaction, brandId: string, input: RefundInput): Promise<Target> {
   const conversions = () => trx('conversions').select(CONVERSION_COLUMNS).where({ brand_id: brandId }).forUpdate();
-  let conversion: Record<string, any> | undefined;
+  let conversion: RefundedConversionRow | undefined;
   let claim: ClaimRecord | null = null;
   let lookedFor: string;
   if (input.order_id != null) {
@@ -141,13 +159,13 @@ async function findTarget(trx: Knex.Transaction, brandId: string, input: RefundI
   return { conversion: conversion ?? null, claim };
 }
 
-function duplicateResult(target: Target, earlier: Record<string, any>): RefundResult {
+function duplicateResult(target: Target, earlier: RefundRow): RefundResult {
   const record = target.conversion ?? target.claim!;
   const orderValue = refundableValue(target);
   const refundedTotal = centsFromDecimal(record.refunded_total);
   return {
     duplicate: true,
-    status: String(record.status),
+    status: record.status,
     claim_updated: false,
     conversion_updated: false,
     claim_id: target.claim?.claim_id ?? null,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { CONVERSION_STATUSES } from '../conversions/conversion-input';
+import type { ClaimStatus } from '../claims/claim-status';
+import { CONVERSION_STATUSES, type ConversionStatus } from '../conversions/conversion-status';
 
 /** The one input a refund is recorded from (REST primary/alternate form, Shopify, Medusa). */
 export const refundInputSchema = z.object({
@@ -23,7 +24,8 @@ export type RefundInputDraft = z.input<typeof refundInputSchema>;
 
 export interface RefundResult {
   duplicate: boolean;
-  status: string;
+  /** The order's status after the refund (a duplicate of a claim's refund: the claim's status). */
+  status: ConversionStatus | ClaimStatus;
   claim_updated: boolean;
   conversion_updated: boolean;
   claim_id: number | null;

@@ -1,19 +1,25 @@
+import { type ReferralCodeOwner, codeOwners, toCodeOwner } from '../advocates/advocates';
 import type { Executor } from '../db/transaction';
 import { VISITOR_ID_PATTERN } from './visit-input';
 
-/** The code a visitor arrived with most recently, inside the attribution window. */
-export async function lastVisitCode(
+/**
+ * Who owns the code a visitor arrived with most recently, inside the attribution window: the visit
+ * and its code's owner in one query (null when there is no such visit, or its code is gone).
+ */
+export async function lastVisitReferrer(
   db: Executor,
   brandId: string,
   visitorId: string,
   windowDays: number,
-): Promise<{ code_normalized: string; advocate_id: number } | null> {
+): Promise<ReferralCodeOwner | null> {
   if (!VISITOR_ID_PATTERN.test(visitorId)) return null;
-  const row = await db('visits')
-    .select('code_normalized', 'advocate_id')
+  const lastVisit = db('visits')
+    .select('code_normalized')
     .where({ brand_id: brandId, visitor_id: visitorId })
     .andWhere('created_at', '>=', db.raw(`now() - make_interval(days => ?)`, [windowDays]))
     .orderBy('created_at', 'desc')
-    .first();
-  return row ? { code_normalized: row.code_normalized, advocate_id: Number(row.advocate_id) } : null;
+    .limit(1)
+    .as('v');
+  const row = await codeOwners(db).join(lastVisit, 'v.code_normalized', 'c.code_normalized').where({ 'c.brand_id': brandId }).first();
+  return row ? toCodeOwner(row) : null;
 }

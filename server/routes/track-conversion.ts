@@ -1,4 +1,4 @@
-import { recordConversion } from '../../core/conversions/record-conversion';
+import { recordPaidOrder } from '../../core/conversions/record-paid-order';
 import { inTransaction } from '../../core/db/transaction';
 import type { Ctx } from '../app-context';
 import { parseJsonObject } from '../middleware/json-body';
@@ -8,7 +8,7 @@ import { parseConversionRequest } from '../schemas/conversion-request';
 export async function trackConversion(ctx: Ctx): Promise<void> {
   const input = parseConversionRequest(parseJsonObject(ctx.state.rawBody));
   const brand = ctx.state.brand!;
-  const result = await inTransaction(ctx.app.context.deps.db, (trx) => recordConversion(trx, brand, input));
+  const { result } = await inTransaction(ctx.app.context.deps.db, (trx) => recordPaidOrder(trx, brand, { conversion: input }));
   if (!result.attributed) {
     ctx.status = 200;
     ctx.body = { success: true, data: { attributed: false } };

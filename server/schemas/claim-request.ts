@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ClaimInput } from '../../core/claims/claim-input';
-import { DISCOUNT_TYPES, REFERRAL_TYPES } from '../../core/conversions/conversion-input';
+import { DISCOUNT_TYPES } from '../../core/claims/discount-type';
+import { REFERRAL_TYPES } from '../../core/conversions/referral-type';
 import { amount, couponEntry, discountValue, email, identifier, lines, looseIdentifier, metadata, orderId, text } from './fields';
 import { itemLines, productLines } from './product-line';
 

@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { type ConversionInput, DISCOUNT_TYPES, REFERRAL_TYPES } from '../../core/conversions/conversion-input';
+import { DISCOUNT_TYPES } from '../../core/claims/discount-type';
+import type { ConversionInput } from '../../core/conversions/conversion-input';
+import { REFERRAL_TYPES } from '../../core/conversions/referral-type';
 import { decimalFromCents, toCents } from '../../core/money';
 import { contentHash } from './content-hash';
 import { amount, couponEntry, discountValue, email, identifier, lines, looseIdentifier, metadata, orderId, recordId, text } from './fields';

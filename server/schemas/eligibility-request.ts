@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { REFERRAL_TYPES } from '../../core/conversions/conversion-input';
+import { REFERRAL_TYPES } from '../../core/conversions/referral-type';
 import type { EligibilityQuery } from '../../core/eligibility/check-eligibility';
 import { email, identifier } from './fields';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CONVERSION_STATUSES } from '../../core/conversions/conversion-input';
+import { CONVERSION_STATUSES } from '../../core/conversions/conversion-status';
 import type { RefundInput } from '../../core/refunds/refund-input';
 import { amount, looseIdentifier, metadata, orderId, recordId, refundId, text } from './fields';
 

@@ -1,50 +1,35 @@
 import type { Knex } from 'knex';
 import { normalizeEmail } from '../advocates/normalize';
 import type { Brand } from '../brands/brand';
-import { markClaimConverted } from '../claims/claim-records';
+import { type ClaimRecord, markClaimsConvertedBy } from '../claims/claim-records';
+import { lockKey } from '../db/advisory-lock';
 import { prepared } from '../db/prepared-statement';
 import { creditNewConversion, creditReward } from '../ledger/reward-ledger';
 import { type Cents, centsFromDecimal, decimalFromCents, percentOf, toCents } from '../money';
-import { type Attribution, attributeConversion } from './attribute-conversion';
 import type { ConversionInput } from './conversion-input';
-import { CONVERSION_VIEW_COLUMNS, type ConversionView, toConversionView } from './conversion-view';
+import { CONVERSION_VIEW_COLUMNS, type ConversionRow, type ConversionView, toConversionView } from './conversion-view';
 
-export type ConversionResult =
-  | { attributed: false }
-  | { attributed: true; duplicate: boolean; conversion: ConversionView };
+/** Reads and writes of the conversions table: one order is one row, whoever reports it. */
 
-/**
- * Records a paid order once per (brand, order_id) and credits the referring advocate's reward in
- * the same transaction. A repeat returns the stored conversion (`duplicate`), even when both
- * requests race: the unique key decides, and the loser reads the winner's row.
- */
-export async function recordConversion(trx: Knex.Transaction, brand: Brand, input: ConversionInput): Promise<ConversionResult> {
-  const existing = await findExisting(trx, brand.brand_id, input);
-  if (existing) return { attributed: true, duplicate: true, conversion: await completeIfPending(trx, brand, existing, input) };
-
-  const attribution = await attributeConversion(trx, brand, input);
-  if (!attribution) return { attributed: false };
-
-  const inserted = await insertConversion(trx, brand, input, attribution);
-  if (!inserted) {
-    // Lost a race on (brand_id, order_id): the other request's row is committed now.
-    const winner = await findExisting(trx, brand.brand_id, input);
-    if (!winner) throw new Error(`conversion for order ${input.order_id} vanished after a conflict`);
-    return { attributed: true, duplicate: true, conversion: await completeIfPending(trx, brand, winner, input) };
-  }
-
-  if (attribution.claim) await markClaimConverted(trx, brand.brand_id, attribution.claim.claim_id, input.order_id);
-  return { attributed: true, duplicate: false, conversion: toConversionView(inserted) };
+/** What a new conversion records about who referred it. */
+export interface Attribution {
+  advocate_id: number;
+  /** null when a claim decided it: no self-referral check (the claim's own rules applied). */
+  advocate_email_normalized: string | null;
+  referral_code: string | null;
+  claim: ClaimRecord | null;
+  via: 'claim_id' | 'referral_code' | 'coupon' | 'pending_claim' | 'visit';
 }
 
-async function findExisting(trx: Knex.Transaction, brandId: string, input: ConversionInput): Promise<Record<string, any> | undefined> {
+/** The conversion already recorded for this order: by order_id, else by content hash within 24 h. */
+export async function findExistingConversion(trx: Knex.Transaction, brandId: string, input: ConversionInput): Promise<ConversionRow | undefined> {
   if (input.order_id !== null) {
     // No row lock: a repeat only reads (so it writes no WAL); completeIfPending upgrades atomically.
     return prepared(trx, trx('conversions').select(CONVERSION_VIEW_COLUMNS).where({ brand_id: brandId, order_id: input.order_id }).first());
   }
   if (!input.content_hash) return undefined;
   // No order_id: the same content inside 24 h is the same order. Serialise on the hash.
-  await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`${brandId}:${input.content_hash}`]);
+  await lockKey(trx, `${brandId}:${input.content_hash}`);
   return trx('conversions')
     .select(CONVERSION_VIEW_COLUMNS)
     .where({ brand_id: brandId, content_hash: input.content_hash })
@@ -55,33 +40,29 @@ async function findExisting(trx: Knex.Transaction, brandId: string, input: Conve
 }
 
 /** A `pending` conversion reported again as `completed` is upgraded and credited, once. */
-async function completeIfPending(
+export async function completeIfPending(
   trx: Knex.Transaction,
   brand: Brand,
-  row: Record<string, any>,
+  row: ConversionRow,
   input: ConversionInput,
 ): Promise<ConversionView> {
   if (row.status !== 'pending' || input.status !== 'completed') return toConversionView(row);
-  const [updated] = await trx('conversions')
+  const [updated]: ConversionRow[] = await trx('conversions')
     .where({ brand_id: brand.brand_id, conversion_id: row.conversion_id, status: 'pending' })
     .update({ status: 'completed', updated_at: trx.fn.now() })
     .returning(CONVERSION_VIEW_COLUMNS);
   if (!updated) {
     // A concurrent repeat upgraded it first (and credited it): report the row as it is now.
-    const current = await trx('conversions').select(CONVERSION_VIEW_COLUMNS).where({ brand_id: brand.brand_id, conversion_id: row.conversion_id }).first();
+    const current: ConversionRow = await trx('conversions').select(CONVERSION_VIEW_COLUMNS).where({ brand_id: brand.brand_id, conversion_id: row.conversion_id }).first();
     return toConversionView(current);
   }
-  await creditConversion(trx, brand.brand_id, updated);
-  return toConversionView(updated);
-}
-
-async function creditConversion(trx: Knex.Transaction, brandId: string, row: Record<string, any>): Promise<void> {
   await creditReward(trx, {
-    brandId,
-    advocateId: Number(row.advocate_id),
-    conversionId: Number(row.conversion_id),
-    amount: centsFromDecimal(row.referrer_reward_paid),
+    brandId: brand.brand_id,
+    advocateId: Number(updated.advocate_id),
+    conversionId: Number(updated.conversion_id),
+    amount: centsFromDecimal(updated.referrer_reward_paid),
   });
+  return toConversionView(updated);
 }
 
 function referrerReward(brand: Brand, input: ConversionInput, attribution: Attribution, orderValue: Cents): Cents {
@@ -92,12 +73,16 @@ function referrerReward(brand: Brand, input: ConversionInput, attribution: Attri
   return brand.reward_type === 'percentage' ? percentOf(orderValue, brand.reward_value) : toCents(brand.reward_value);
 }
 
-async function insertConversion(
+/**
+ * Inserts the conversion with its product lines, credits its reward (when completed) and marks its
+ * claim converted, in one statement. undefined: another request recorded the order first.
+ */
+export async function insertConversion(
   trx: Knex.Transaction,
   brand: Brand,
   input: ConversionInput,
   attribution: Attribution,
-): Promise<Record<string, any> | undefined> {
+): Promise<ConversionRow | undefined> {
   const orderValue = toCents(input.order_value);
   const couponDiscount = input.coupons_applied.reduce((sum, coupon) => sum + toCents(coupon.discount_amount ?? 0), 0);
   const discountApplied =
@@ -141,7 +126,7 @@ async function insertConversion(
     .onConflict(['brand_id', 'order_id'])
     .ignore()
     .returning(CONVERSION_VIEW_COLUMNS);
-  // One round trip for the whole write: a lost race inserts nothing, so no lines and no credit.
+  // One round trip for the whole write: a lost race inserts nothing, so no lines, no credit, no claim change.
   const { rows } = await prepared(trx, trx.raw(
     `WITH conversion AS (?),
      lines AS (
@@ -150,11 +135,12 @@ async function insertConversion(
        FROM conversion, jsonb_to_recordset(?::jsonb)
          AS line(line_no integer, name text, quantity integer, price numeric, line_total numeric, sku text, attributes jsonb)
      ),
-     credit AS (?)
+     credit AS (?),
+     claim AS (?)
      SELECT * FROM conversion`,
-    [insert, brand.brand_id, JSON.stringify(productRows(input)), creditNewConversion(trx, brand.brand_id, 'conversion')],
+    [insert, brand.brand_id, JSON.stringify(productRows(input)), creditNewConversion(trx, brand.brand_id, 'conversion'), markClaimsConvertedBy(trx, brand.brand_id, 'conversion')],
   ));
-  return rows[0];
+  return (rows as ConversionRow[])[0];
 }
 
 function productRows(input: ConversionInput) {

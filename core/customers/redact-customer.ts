@@ -1,0 +1,28 @@
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { type CustomerSubject, subjectRows } from './customer-subject';
+
+export interface Redaction {
+  /** Rows anonymized per table. */
+  conversions: number;
+  claims: number;
+  advocates: number;
+}
+
+/**
+ * Replaces a customer's personal data in a brand's records by a placeholder (an erasure request);
+ * the money (orders, refunds, rewards) stays, no longer tied to a person. An advocate with that
+ * email is anonymized too, keeping their codes and ledger.
+ */
+export async function redactCustomer(trx: Knex.Transaction, brandId: string, subject: CustomerSubject): Promise<Redaction> {
+  const placeholder = `redacted-${randomUUID()}@redacted.invalid`;
+  const anonymous = { email: placeholder, email_normalized: placeholder, customer_name: null, visitor_id: null, updated_at: trx.fn.now() };
+  const conversions = await subjectRows(trx, 'conversions', brandId, subject).update(anonymous);
+  const claims = await subjectRows(trx, 'claims', brandId, subject).update({ ...anonymous, phone: null });
+  const advocates = subject.email
+    ? await trx('advocates')
+        .where({ brand_id: brandId, email_normalized: subject.email })
+        .update({ email: placeholder, email_normalized: placeholder, first_name: 'Redacted', last_name: null })
+    : 0;
+  return { conversions, claims, advocates };
+}
