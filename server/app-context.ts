@@ -3,11 +3,14 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Brand } from '../core/brands/brand';
 import type { Config } from './config';
+import type { ConnectorParts } from './http/connector';
 
 export interface AppDeps {
   db: Knex;
   config: Config;
   logger: Logger;
+  /** The connectors whose routes are mounted; read from the environment by createApp when absent. */
+  connectors?: readonly ConnectorParts[];
 }
 
 export interface AppState {

@@ -1,9 +1,8 @@
 import Router from '@koa/router';
 import Koa from 'koa';
-import { medusaRoutes } from '../connectors/medusa/http-routes';
-import { shopifyRoutes } from '../connectors/shopify/http-routes';
 import { apiRoutes } from './api-routes';
 import type { AppContext, AppDeps, AppState } from './app-context';
+import { configureConnectors } from './connectors';
 import { errorEnvelope } from './middleware/error-envelope';
 import { requestLog } from './middleware/request-log';
 import { requireHttps } from './middleware/require-https';
@@ -14,6 +13,7 @@ export type App = Koa<AppState, AppContext>;
 
 /** Builds the Koa app without listening: tests hand `app.callback()` to supertest. */
 export function createApp(deps: AppDeps): App {
+  const connectors = deps.connectors ?? configureConnectors();
   // maxIpsCount 1: the client is the address our proxy appended to X-Forwarded-For, never an entry the client sent.
   const app = new Koa<AppState, AppContext>({ proxy: deps.config.trustProxy, maxIpsCount: 1 });
   app.context.deps = deps;
@@ -31,8 +31,9 @@ export function createApp(deps: AppDeps): App {
   app.use(errorEnvelope);
   app.use(probes.routes());
   app.use(requireHttps);
-  app.use(medusaRoutes().routes());
-  app.use(shopifyRoutes().routes());
+  for (const connector of connectors) {
+    if (connector.routes) app.use(connector.routes().routes());
+  }
   const api = apiRoutes();
   app.use(api.routes());
   app.use(api.allowedMethods());

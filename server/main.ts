@@ -4,11 +4,11 @@ import { createDatabase, dataDirLockOf } from '../core/db/create-database';
 import { DataDirInUseError } from '../core/db/data-dir-lock';
 import { migrateToLatest } from '../core/db/migrate';
 import { DatabaseUnreachableError, waitForDatabase } from '../core/db/wait-for-database';
-import { startShopifyInboxWorker } from '../connectors/shopify/inbox-worker';
 import { createApp } from './app';
 import { serveAdminSocket } from './cli/admin-socket';
 import { runCli } from './cli/run-cli';
 import { loadConfig } from './config';
+import { configureConnectors, startConnectorWorkers } from './connectors';
 import { drainable } from './drain-http-server';
 import { EXIT } from './exit-codes';
 import { loadLifecycleSettings } from './lifecycle-settings';
@@ -22,6 +22,7 @@ function closed(server: net.Server | null): Promise<void> {
 async function main(): Promise<void> {
   const config = loadConfig();
   const settings = loadLifecycleSettings();
+  const connectors = configureConnectors(); // a malformed connector setting stops the start
   const logger = createLogger(config.logLevel);
   const db = createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
 
@@ -32,7 +33,7 @@ async function main(): Promise<void> {
   const admin = lock
     ? serveAdminSocket(lock, async (argv) => {
         await ready;
-        return runCli(argv, { db, config, isTTY: false, progress: () => undefined });
+        return runCli(argv, { db, config, connectors, isTTY: false, progress: () => undefined });
       })
     : null;
 
@@ -47,8 +48,8 @@ async function main(): Promise<void> {
   if (ran.length > 0) logger.info({ migrations: ran }, 'migrations applied');
   migrated();
 
-  const app = createApp({ db, config, logger });
-  const shopifyInbox = startShopifyInboxWorker({ db, config, logger });
+  const app = createApp({ db, config, logger, connectors });
+  const workers = startConnectorWorkers(connectors, { db, config, logger });
   const server = http.createServer(app.callback());
   const httpServer = drainable(server);
   await new Promise<void>((resolve, reject) => {
@@ -61,7 +62,7 @@ async function main(): Promise<void> {
   shutdownOnSignals({ timeoutMs: settings.shutdownTimeoutMs, logger }, async () => {
     const adminClosed = closed(admin);
     await httpServer.drain();
-    await shopifyInbox.stop();
+    await workers.stop();
     await adminClosed;
     await db.destroy();
   });

@@ -1,7 +1,6 @@
 import Router from '@koa/router';
 import { inTransaction } from '../../core/db/transaction';
-import type { AppContext, AppState, Ctx } from '../../server/app-context';
-import { parseJsonObject, readRawBody } from '../../server/middleware/json-body';
+import { type AppContext, type AppState, type Ctx, parseJsonObject, readRawBody } from '../../server/http';
 import { applyMedusaSnapshot } from './apply-snapshot';
 import { mapMedusaSnapshot } from './map-snapshot';
 import { parseMedusaSnapshot } from './snapshot-schema';

@@ -1,7 +1,4 @@
-import type { Middleware } from '../../server/app-context';
-import { HttpError } from '../../server/http-error';
-import { UUID_PATTERN } from '../../server/middleware/authenticate-api-key';
-import { brandSignedBy } from '../../server/middleware/brand-signed-by';
+import { HttpError, type Middleware, UUID_PATTERN, brandSignedBy } from '../../server/http';
 
 /**
  * A Medusa plugin delivery: X-Brand-ID + X-AL-Signature, the hex HMAC-SHA256 of the raw body with

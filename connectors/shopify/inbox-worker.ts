@@ -1,8 +1,24 @@
-import type { Knex } from 'knex';
-import type { Logger } from 'pino';
+import { EventEmitter } from 'node:events';
+import type { ConnectorDeps } from '../../server/http';
 import { processInbox } from './process-inbox';
-import { refreshExpiringSessions } from './refresh-sessions';
-import { loadShopifyConfig } from './shopify-config';
+
+/**
+ * Rung by the webhook route when it keeps a delivery, heard by the inbox worker: the Shopify
+ * connector creates one and hands it to both, so no delivery waits for the next sweep.
+ */
+export class InboxBell {
+  private readonly emitter = new EventEmitter();
+
+  ring(): void {
+    this.emitter.emit('delivery');
+  }
+
+  /** Calls `listener` on every ring until the returned function is called. */
+  listen(listener: () => void): () => void {
+    this.emitter.on('delivery', listener);
+    return () => this.emitter.off('delivery', listener);
+  }
+}
 
 export interface InboxWorker {
   /** Process what is due now (called right after a delivery is acknowledged). */
@@ -10,26 +26,21 @@ export interface InboxWorker {
   stop(): Promise<void>;
 }
 
-let active: InboxWorker | null = null;
+const SWEEP_MS = 5_000;
 
-/** Tells the running worker, if any, that a delivery is waiting. */
-export function notifyInboxWorker(): void {
-  active?.kick();
+export interface InboxWorkerOptions {
+  /** Only this brand's deliveries (tests, an operator's one-off run). */
+  brandId?: string;
+  /** How often due retries (and deliveries left by a crash) are looked for. */
+  sweepMs?: number;
 }
 
-const SWEEP_MS = 5_000;
-const SESSION_SWEEP_MS = 3600_000;
-
 /**
- * Processes the inbox in the background: right after each acknowledged delivery, and every few
- * seconds for retries that have come due (and deliveries left by a crash). Runs one pass at a
- * time; a kick during a pass triggers another pass after it.
+ * Processes the inbox in the background: whenever `bell` rings (a delivery was acknowledged), and
+ * every few seconds for retries that have come due (and deliveries left by a crash). Runs one pass
+ * at a time; a kick during a pass triggers another pass after it.
  */
-export function startShopifyInboxWorker(
-  deps: { db: Knex; logger: Logger; config: { keyEncryptionSecret: string } },
-  options: { brandId?: string } = {},
-): InboxWorker {
-  loadShopifyConfig(); // a malformed SHOPIFY_APP_URL or SHOPIFY_DEFAULT_PLAN stops the start, not a later request
+export function startShopifyInboxWorker(deps: ConnectorDeps & { bell?: InboxBell }, options: InboxWorkerOptions = {}): InboxWorker {
   let running: Promise<void> | null = null;
   let again = false;
   let stopped = false;
@@ -51,27 +62,18 @@ export function startShopifyInboxWorker(
         running = null;
       });
   };
-  const sweep = setInterval(run, SWEEP_MS);
-  const sessions = setInterval(() => {
-    const appConfig = loadShopifyConfig();
-    if (!appConfig || stopped) return;
-    refreshExpiringSessions(deps.db, appConfig, deps.config.keyEncryptionSecret, deps.logger).catch((error: unknown) =>
-      deps.logger.error({ err: error }, 'shopify session refresh failed'),
-    );
-  }, SESSION_SWEEP_MS);
+  const sweep = setInterval(run, options.sweepMs ?? SWEEP_MS);
   sweep.unref();
-  sessions.unref();
-  const worker: InboxWorker = {
-    kick: () => setImmediate(run),
+  const kick = () => setImmediate(run);
+  const unlisten = deps.bell?.listen(kick);
+  setImmediate(run); // deliveries left by a crash or a restart
+  return {
+    kick,
     async stop() {
       stopped = true;
       clearInterval(sweep);
-      clearInterval(sessions);
-      if (active === worker) active = null;
+      unlisten?.();
       await running;
     },
   };
-  active = worker;
-  setImmediate(run); // deliveries left by a crash or a restart
-  return worker;
 }

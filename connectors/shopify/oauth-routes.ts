@@ -1,23 +1,22 @@
 import { HttpResponseError, type Session, ShopifyError } from '@shopify/shopify-api';
 import { inTransaction } from '../../core/db/transaction';
-import type { Ctx } from '../../server/app-context';
-import { HttpError } from '../../server/http-error';
+import { type Ctx, HttpError } from '../../server/http';
 import { adminApiFor } from './admin-api';
 import { installPage } from './install-page';
 import { installShop } from './install-shop';
-import { AUTH_CALLBACK_PATH, type ShopifyAppConfig, loadShopifyConfig, normalizeShopDomain, webhookUrl } from './shopify-config';
+import { AUTH_CALLBACK_PATH, type ShopifyAppConfig, normalizeShopDomain, webhookUrl } from './shopify-config';
 import { publicShopifyApp } from './shopify-library';
 import { type SubscriptionReport, subscribeWebhooks } from './webhook-subscriptions';
 
-function requireAppConfig(): ShopifyAppConfig {
-  const config = loadShopifyConfig();
+/** The routes of an unconfigured public app answer 503 (custom-app shops need no install). */
+function requireAppConfig(config: ShopifyAppConfig | null): ShopifyAppConfig {
   if (!config) throw new HttpError(503, 'the Shopify app is not configured: set SHOPIFY_API_KEY, SHOPIFY_API_SECRET and SHOPIFY_APP_URL');
   return config;
 }
 
 /** GET /shopify/auth?shop=x.myshopify.com → Shopify's consent screen (OAuth authorization-code grant). */
-export async function beginInstall(ctx: Ctx): Promise<void> {
-  const appConfig = requireAppConfig();
+export async function beginInstall(ctx: Ctx, app: ShopifyAppConfig | null): Promise<void> {
+  const appConfig = requireAppConfig(app);
   const shop = normalizeShopDomain(typeof ctx.query.shop === 'string' ? ctx.query.shop : undefined);
   if (!shop) throw new HttpError(400, 'shop must be a shop domain like example.myshopify.com');
   await publicShopifyApp(appConfig).auth.begin({
@@ -35,8 +34,8 @@ export async function beginInstall(ctx: Ctx): Promise<void> {
  * GET /shopify/auth/callback: exchanges the code for an expiring offline token, creates (or
  * re-links) the shop's brand, subscribes the webhooks and shows the brand ID and first key.
  */
-export async function completeInstall(ctx: Ctx): Promise<void> {
-  const appConfig = requireAppConfig();
+export async function completeInstall(ctx: Ctx, app: ShopifyAppConfig | null): Promise<void> {
+  const appConfig = requireAppConfig(app);
   const shopify = publicShopifyApp(appConfig);
   const { db, config, logger } = ctx.app.context.deps;
   let session: Session;

@@ -1,26 +1,25 @@
 import { decryptSecret } from '../../core/brands/key-encryption';
-import type { Ctx } from '../../server/app-context';
-import { HttpError } from '../../server/http-error';
+import { type Ctx, HttpError } from '../../server/http';
 import { acceptDelivery } from './inbox';
-import { notifyInboxWorker } from './inbox-worker';
+import type { InboxBell } from './inbox-worker';
 import { idString, parseLosslessJson } from './parse-lossless-json';
 import { findShopLink } from './shop-links';
-import { loadShopifyConfig, normalizeShopDomain } from './shopify-config';
+import { type ShopifyAppConfig, normalizeShopDomain } from './shopify-config';
 import { verifyWebhookHmac } from './verify-webhook';
 
 /**
  * POST /shopify/webhooks: verify the HMAC over the raw body, keep the delivery once per
  * X-Shopify-Webhook-Id, acknowledge. Processing happens afterwards, from the inbox, so the answer
- * costs one insert (Shopify gives up after 5 s).
+ * costs one insert (Shopify gives up after 5 s); `bell` wakes the inbox worker.
  */
-export async function receiveShopifyWebhook(ctx: Ctx): Promise<void> {
+export async function receiveShopifyWebhook(ctx: Ctx, app: ShopifyAppConfig | null, bell: InboxBell): Promise<void> {
   const { db, config } = ctx.app.context.deps;
   const raw = ctx.state.rawBody ?? Buffer.alloc(0);
   const shop = normalizeShopDomain(ctx.get('x-shopify-shop-domain'));
   const link = shop ? await findShopLink(db, shop) : null;
   // The public app's secret, or the secret of the custom app this shop was connected with.
   const secrets = [
-    loadShopifyConfig()?.apiSecret,
+    app?.apiSecret,
     link?.api_secret_encrypted ? decryptSecret(link.api_secret_encrypted, config.keyEncryptionSecret) : undefined,
   ].filter((secret): secret is string => Boolean(secret));
   if (!verifyWebhookHmac(raw, ctx.get('x-shopify-hmac-sha256') || undefined, secrets)) {
@@ -57,7 +56,7 @@ export async function receiveShopifyWebhook(ctx: Ctx): Promise<void> {
     body: raw.toString('utf8'),
   });
   ctx.body = { success: true, data: { accepted: true, duplicate: !accepted } };
-  if (accepted) notifyInboxWorker();
+  if (accepted) bell.ring();
 }
 
 /** The order a delivery is about, kept beside it (refunds wait for their order; redaction finds it). */

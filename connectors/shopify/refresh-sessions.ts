@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import type { ConnectorDeps, Worker } from '../../server/http';
 import { renewSession } from './fresh-session';
 import { KnexSessionStorage } from './session-storage';
 import type { ShopifyAppConfig } from './shopify-config';
@@ -35,4 +36,21 @@ export async function refreshExpiringSessions(db: Knex, appConfig: ShopifyAppCon
     }
   }
   return renewed;
+}
+
+const SESSION_SWEEP_MS = 3600_000;
+
+/** Renews the public app's expiring sessions every hour while the server runs. */
+export function startSessionRefresher(deps: ConnectorDeps, appConfig: ShopifyAppConfig): Worker {
+  const timer = setInterval(() => {
+    refreshExpiringSessions(deps.db, appConfig, deps.config.keyEncryptionSecret, deps.logger).catch((error: unknown) =>
+      deps.logger.error({ err: error }, 'shopify session refresh failed'),
+    );
+  }, SESSION_SWEEP_MS);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+    },
+  };
 }

@@ -1,5 +1,6 @@
 import { ApiVersion } from '@shopify/shopify-api';
-import { PLANS, type Plan } from '../../core/brands/brand';
+import { z } from 'zod';
+import { PLANS } from '../../core/brands/brand';
 
 /** The Admin API version every call and webhook subscription uses. */
 export const SHOPIFY_API_VERSION = ApiVersion.October26;
@@ -11,41 +12,71 @@ export const AUTH_PATH = '/shopify/auth';
 export const AUTH_CALLBACK_PATH = '/shopify/auth/callback';
 export const WEBHOOK_PATH = '/shopify/webhooks';
 
+const ORIGIN = /^https?:\/\/[^/\s]+$/;
+
 /** The public app's settings (Partner Dashboard → the app → Client credentials). */
-export interface ShopifyAppConfig {
-  apiKey: string;
-  apiSecret: string;
+const publicAppSchema = z.object({
+  apiKey: z.string(),
+  apiSecret: z.string(),
   /** e.g. https://referrals.example.com, with no trailing slash. */
-  appUrl: string;
-  scopes: string[];
+  appUrl: z.string().regex(ORIGIN, {
+    error: (issue) => `SHOPIFY_APP_URL must be the app's origin, like https://referrals.example.com (got "${String(issue.input)}")`,
+  }),
+  scopes: z.array(z.string()),
   /** The plan a brand created by an install starts on. */
-  defaultPlan: Plan;
-}
+  defaultPlan: z.enum(PLANS, { error: (issue) => `SHOPIFY_DEFAULT_PLAN must be one of ${PLANS.join(', ')} (got "${String(issue.input)}")` }),
+});
+
+export type ShopifyAppConfig = z.infer<typeof publicAppSchema>;
+
+/** An environment variable as a setting: trimmed, and absent when empty. */
+const setting = z.string().trim().optional().transform((value) => value || undefined);
 
 /**
  * SHOPIFY_API_KEY, SHOPIFY_API_SECRET, SHOPIFY_APP_URL (or HOST), SHOPIFY_SCOPES, SHOPIFY_DEFAULT_PLAN.
- * null when the public app is not configured (custom-app shops still work).
+ * `app` is null when the public app is not configured (custom-app shops still work).
  */
+export const shopifySettingsSchema = z
+  .object({
+    SHOPIFY_API_KEY: setting,
+    SHOPIFY_API_SECRET: setting,
+    SHOPIFY_APP_URL: setting,
+    HOST: setting,
+    SHOPIFY_SCOPES: setting,
+    SHOPIFY_DEFAULT_PLAN: setting,
+  })
+  .transform((env, ctx) => {
+    const appUrl = (env.SHOPIFY_APP_URL ?? env.HOST)?.replace(/\/+$/, '');
+    if (!env.SHOPIFY_API_KEY || !env.SHOPIFY_API_SECRET || !appUrl) {
+      // `shopify connect` still subscribes a custom app's webhooks to SHOPIFY_APP_URL.
+      return { app: null, webhookOrigin: env.SHOPIFY_APP_URL };
+    }
+    const app = publicAppSchema.safeParse({
+      apiKey: env.SHOPIFY_API_KEY,
+      apiSecret: env.SHOPIFY_API_SECRET,
+      appUrl,
+      scopes: (env.SHOPIFY_SCOPES ?? 'read_orders').split(',').map((scope) => scope.trim()).filter(Boolean),
+      defaultPlan: env.SHOPIFY_DEFAULT_PLAN ?? 'starter',
+    });
+    if (!app.success) {
+      for (const issue of app.error.issues) ctx.addIssue({ code: 'custom', message: issue.message });
+      return z.NEVER;
+    }
+    return { app: app.data, webhookOrigin: appUrl };
+  });
+
+export type ShopifySettings = z.infer<typeof shopifySettingsSchema>;
+
+/** The connector's settings, read once when a process starts; a malformed value throws. */
+export function loadShopifySettings(env: NodeJS.ProcessEnv = process.env): ShopifySettings {
+  const parsed = shopifySettingsSchema.safeParse(env);
+  if (!parsed.success) throw new Error(parsed.error.issues.map((issue) => issue.message).join('; '));
+  return parsed.data;
+}
+
+/** The public app's settings alone; null when it is not configured. */
 export function loadShopifyConfig(env: NodeJS.ProcessEnv = process.env): ShopifyAppConfig | null {
-  const apiKey = env.SHOPIFY_API_KEY?.trim();
-  const apiSecret = env.SHOPIFY_API_SECRET?.trim();
-  const appUrl = (env.SHOPIFY_APP_URL || env.HOST)?.trim();
-  if (!apiKey || !apiSecret || !appUrl) return null;
-  if (!/^https?:\/\/[^/\s]+$/.test(appUrl.replace(/\/+$/, ''))) {
-    throw new Error(`SHOPIFY_APP_URL must be the app's origin, like https://referrals.example.com (got "${appUrl}")`);
-  }
-  const plan = (env.SHOPIFY_DEFAULT_PLAN?.trim() || 'starter') as Plan;
-  if (!PLANS.includes(plan)) throw new Error(`SHOPIFY_DEFAULT_PLAN must be one of ${PLANS.join(', ')} (got "${plan}")`);
-  return {
-    apiKey,
-    apiSecret,
-    appUrl: appUrl.replace(/\/+$/, ''),
-    scopes: (env.SHOPIFY_SCOPES || 'read_orders')
-      .split(',')
-      .map((scope) => scope.trim())
-      .filter(Boolean),
-    defaultPlan: plan,
-  };
+  return loadShopifySettings(env).app;
 }
 
 /** Where Shopify delivers webhooks for this deployment. */

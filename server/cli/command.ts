@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Config } from '../config';
+import type { ConnectorParts } from '../http/connector';
 import type { Flags } from './args';
 
 export interface CliEnv {
@@ -8,6 +9,8 @@ export interface CliEnv {
   /** Progress output for a terminal (never part of --json output). */
   progress: (line: string) => void;
   isTTY: boolean;
+  /** The connectors whose commands are offered; read from the environment when absent. */
+  connectors?: readonly ConnectorParts[];
 }
 
 export interface Command {

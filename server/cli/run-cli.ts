@@ -1,12 +1,15 @@
 import { DomainError } from '../../core/errors';
+import { configureConnectors } from '../connectors';
+import type { ConnectorParts } from '../http/connector';
 import { splitArgs } from './args';
 import { CliError } from './cli-error';
 import type { CliEnv, Command } from './command';
 import { coreCommands } from './core-commands';
-import { shopifyCommands } from './shopify-commands';
 
-/** Every command of `referrals`, by its words. Connectors add theirs here. */
-export const commands: Record<string, Command> = { ...coreCommands, ...shopifyCommands };
+/** Every command of `referrals`, by its words: the core's, then each connector's. */
+function commandsOf(connectors: readonly ConnectorParts[]): Record<string, Command> {
+  return Object.assign({}, coreCommands, ...connectors.map((connector) => connector.cliCommands ?? {}));
+}
 
 export interface CliOutput {
   code: number;
@@ -14,7 +17,7 @@ export interface CliOutput {
   stderr: string;
 }
 
-function usage(): string {
+function usage(commands: Record<string, Command>): string {
   return ['usage: referrals <command> [--json]', '', ...Object.values(commands).map((command) => `  referrals ${command.usage}`)].join('\n');
 }
 
@@ -28,10 +31,18 @@ function humanize(result: unknown): string {
 
 /** Runs one command line against a database; never throws, never exits the process. */
 export async function runCli(argv: string[], env: CliEnv): Promise<CliOutput> {
+  let commands: Record<string, Command>;
+  try {
+    commands = commandsOf(env.connectors ?? configureConnectors());
+  } catch (error) {
+    return { code: 2, stdout: '', stderr: `error: ${(error as Error).message}\n` };
+  }
   const { words, flags } = splitArgs(argv);
-  if (words.length === 0 || flags.help) return { code: words.length === 0 ? 2 : 0, stdout: flags.help ? usage() + '\n' : '', stderr: flags.help ? '' : usage() + '\n' };
+  if (words.length === 0 || flags.help) {
+    return { code: words.length === 0 ? 2 : 0, stdout: flags.help ? usage(commands) + '\n' : '', stderr: flags.help ? '' : usage(commands) + '\n' };
+  }
   const name = Object.keys(commands).find((candidate) => candidate === words.join(' '));
-  if (!name) return { code: 2, stdout: '', stderr: `unknown command "${words.join(' ')}"\n\n${usage()}\n` };
+  if (!name) return { code: 2, stdout: '', stderr: `unknown command "${words.join(' ')}"\n\n${usage(commands)}\n` };
   try {
     const result = await commands[name]!.run(flags, env);
     const stdout = flags.json ? JSON.stringify(result) : humanize(result);

@@ -1,0 +1,94 @@
+import { inTransaction } from '../../core/db/transaction';
+import { CliError, type Command, brandFlag, choiceFlag, numberFlag, optionalFlag, requiredFlag } from '../../server/http';
+import { adminApiForBrand, customAdminApi } from './admin-api';
+import { inboxCounts, listInbox, requeueDelivery } from './inbox';
+import { connectCustomApp } from './install-shop';
+import { processInbox } from './process-inbox';
+import { reconcileShop } from './reconcile';
+import { type ShopifySettings, normalizeShopDomain, webhookUrl } from './shopify-config';
+import { subscribeWebhooks } from './webhook-subscriptions';
+
+const DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** `[██████░░░░░░] 12/40 orders` (a count alone when the total is unknown). */
+export function progressBar(done: number, total: number | null, width = 30): string {
+  if (total === null || total <= 0) return `${done} orders`;
+  const filled = Math.min(width, Math.round((done / total) * width));
+  return `[${'█'.repeat(filled)}${'░'.repeat(width - filled)}] ${done}/${total} orders`;
+}
+
+/** The `referrals shopify …` commands, around the connector's settings. */
+export function shopifyCommands(settings: ShopifySettings): Record<string, Command> {
+  return {
+    'shopify connect': {
+      usage: 'shopify connect --brand ID --shop x.myshopify.com --access-token TOKEN --api-secret SECRET [--app-url URL] [--json]',
+      async run(flags, { db, config }) {
+        const brandId = brandFlag(flags);
+        const shop = normalizeShopDomain(requiredFlag(flags, 'shop'));
+        if (!shop) throw new CliError('--shop must be the shop\'s myshopify.com domain, like example.myshopify.com');
+        const accessToken = requiredFlag(flags, 'access-token');
+        const apiSecret = requiredFlag(flags, 'api-secret');
+        const appUrl = optionalFlag(flags, 'app-url') ?? settings.webhookOrigin;
+        if (appUrl && !/^https?:\/\/[^/\s]+\/?$/.test(appUrl)) throw new CliError(`--app-url must be the service's origin, like https://referrals.example.com (got "${appUrl}")`);
+
+        const api = customAdminApi(shop, accessToken, apiSecret);
+        let shopName: string;
+        try {
+          ({ shop: { name: shopName } } = await api.request<{ shop: { name: string } }>('#graphql\n query ConnectedShop { shop { name } }'));
+        } catch (error) {
+          throw new Error(`Shopify refused the access token for ${shop}: ${(error as Error).message}`);
+        }
+        await inTransaction(db, (trx) =>
+          connectCustomApp(trx, { brandId, shop, accessToken, apiSecret, encryptionSecret: config.keyEncryptionSecret }),
+        );
+        const webhooks = appUrl
+          ? await subscribeWebhooks(api, webhookUrl(appUrl))
+          : 'skipped: pass --app-url (or set SHOPIFY_APP_URL) so Shopify knows where to deliver webhooks';
+        return { brand_id: brandId, shop, shop_name: shopName, app: 'custom', webhooks };
+      },
+    },
+    'shopify inbox': {
+      usage:
+        'shopify inbox [--brand ID] [--status pending|done|failed] [--topic T] [--limit N] [--retry WEBHOOK_ID --brand ID] [--process] [--json]',
+      async run(flags, { db }) {
+        const brandId = flags.brand !== undefined ? brandFlag(flags) : undefined;
+        const retry = optionalFlag(flags, 'retry');
+        let retried: string | undefined;
+        if (retry) {
+          if (!brandId) throw new CliError('--retry needs --brand');
+          await requeueDelivery(db, brandId, retry);
+          retried = retry;
+        }
+        const processed = flags.process || retried ? await processInbox(db, { brandId }) : undefined;
+        const deliveries = await listInbox(db, {
+          brandId,
+          status: choiceFlag(flags, 'status', ['pending', 'done', 'failed'] as const),
+          topic: optionalFlag(flags, 'topic'),
+          limit: numberFlag(flags, 'limit', { integer: true }) ?? 50,
+        });
+        return {
+          counts: await inboxCounts(db, brandId),
+          ...(retried ? { retried } : {}),
+          ...(processed ? { processed } : {}),
+          deliveries,
+        };
+      },
+    },
+    'shopify reconcile': {
+      usage: 'shopify reconcile --brand ID --since YYYY-MM-DD [--json]',
+      async run(flags, { db, config, isTTY, progress }) {
+        const brandId = brandFlag(flags);
+        const since = requiredFlag(flags, 'since');
+        if (!DATE.test(since) || Number.isNaN(Date.parse(since))) throw new CliError(`--since must be a date like 2026-11-01 (got "${since}")`);
+        const api = await adminApiForBrand(db, brandId, { encryptionSecret: config.keyEncryptionSecret, appConfig: settings.app });
+        const summary = await reconcileShop(db, brandId, {
+          since,
+          api,
+          onProgress: isTTY ? (done, total) => progress(`\r${progressBar(done, total)}`) : undefined,
+        });
+        if (isTTY) progress('\n');
+        return summary;
+      },
+    },
+  };
+}

@@ -1,0 +1,24 @@
+import type { Connector } from '../../server/http';
+import { shopifyCommands } from './cli';
+import { InboxBell, startShopifyInboxWorker } from './inbox-worker';
+import { shopifyRoutes } from './http-routes';
+import { startSessionRefresher } from './refresh-sessions';
+import { loadShopifySettings } from './shopify-config';
+
+/** The Shopify app: install and webhook routes, the inbox worker (and session renewal), `shopify …` commands. */
+export const shopifyConnector: Connector = {
+  name: 'shopify',
+  configure(env) {
+    const settings = loadShopifySettings(env);
+    // One bell per process: the webhook route rings it, this process's inbox worker hears it.
+    const bell = new InboxBell();
+    return {
+      routes: () => shopifyRoutes(settings.app, bell),
+      startWorkers: (deps) => [
+        startShopifyInboxWorker({ ...deps, bell }),
+        ...(settings.app ? [startSessionRefresher(deps, settings.app)] : []),
+      ],
+      cliCommands: shopifyCommands(settings),
+    };
+  },
+};

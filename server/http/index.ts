@@ -1,0 +1,13 @@
+/**
+ * The one part of server/ a connector may import: the HTTP helpers its routes use and the
+ * contract it fills in (routes, workers, CLI commands). Everything else of server/ is private.
+ */
+export type { AppContext, AppState, Ctx, Middleware } from '../app-context';
+export { HttpError } from '../http-error';
+export { parseJsonObject, readRawBody } from '../middleware/json-body';
+export { UUID_PATTERN } from '../middleware/authenticate-api-key';
+export { brandSignedBy } from '../middleware/brand-signed-by';
+export type { Connector, ConnectorDeps, ConnectorParts, Worker } from './connector';
+export type { CliEnv, Command } from '../cli/command';
+export { type Flags, brandFlag, choiceFlag, numberFlag, optionalFlag, requiredFlag } from '../cli/args';
+export { CliError } from '../cli/cli-error';
