@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { FEATURE_PLANS } from '../core/brands/plan-features';
 import type { AppContext, AppState } from './app-context';
 import { authenticateApiKey } from './middleware/authenticate-api-key';
 import { readRawBody } from './middleware/json-body';
@@ -15,11 +16,11 @@ import { trackVisit } from './routes/track-visit';
 /** /api/v1: every route is rate-limited per IP, then reads its raw body, authenticates, gates by plan. */
 export function apiRoutes(): Router<AppState, AppContext> {
   const router = new Router<AppState, AppContext>({ prefix: '/api/v1' });
-  const allPlans = requirePlan('starter', 'growth', 'premier');
+  const allPlans = requirePlan(...FEATURE_PLANS.tracking);
   router.post('/track/conversion', rateLimit('conversion'), readRawBody, authenticateApiKey, allPlans, trackConversion);
   router.post('/track/refund', rateLimit('refund'), readRawBody, authenticateApiKey, allPlans, trackRefund);
-  router.post('/track/visit', rateLimit('visit'), readRawBody, authenticateApiKey, requirePlan('premier'), trackVisit);
-  router.post('/track/claim', rateLimit('claim'), readRawBody, authenticateApiKey, requirePlan('premier'), trackClaim);
+  router.post('/track/visit', rateLimit('visit'), readRawBody, authenticateApiKey, requirePlan(...FEATURE_PLANS.visits), trackVisit);
+  router.post('/track/claim', rateLimit('claim'), readRawBody, authenticateApiKey, requirePlan(...FEATURE_PLANS.claims), trackClaim);
   router.post('/track/check-eligibility', rateLimit('eligibility'), readRawBody, authenticateApiKey, allPlans, checkEligibilityRoute);
   router.post('/convert', rateLimit('convert'), readRawBody, verifyAlSignature, convert);
   return router;

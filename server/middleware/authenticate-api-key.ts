@@ -1,6 +1,6 @@
 import { findKeyOwner } from '../../core/brands/api-keys';
 import { findBrand } from '../../core/brands/brand';
-import { Forbidden } from '../../core/errors';
+import { assertBrandActive } from '../../core/brands/brand-status';
 import { hashApiKey } from '../../core/brands/key-encryption';
 import type { Middleware } from '../app-context';
 import { HttpError } from '../http-error';
@@ -32,7 +32,7 @@ export const authenticateApiKey: Middleware = async (ctx, next) => {
   if (owner.brand_id !== brandId.toLowerCase()) throw new HttpError(403, 'X-Brand-ID does not match the API key');
   const brand = await findBrand(db, owner.brand_id);
   if (!brand) throw new HttpError(401, 'invalid or revoked API key');
-  if (brand.status !== 'active') throw new Forbidden('this brand is not active (the app was uninstalled)');
+  assertBrandActive(brand);
   rememberBrandOfKey(keyHash, brand, cacheSeconds);
   ctx.state.brand = brand;
   return next();

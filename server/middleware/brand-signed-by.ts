@@ -1,5 +1,6 @@
 import { activeKeySecrets } from '../../core/brands/api-keys';
 import { type Brand, findBrand } from '../../core/brands/brand';
+import { assertBrandActive } from '../../core/brands/brand-status';
 import { signatureMatches } from '../../core/brands/verify-signature';
 import type { Ctx } from '../app-context';
 import { HttpError } from '../http-error';
@@ -16,6 +17,6 @@ export async function brandSignedBy(ctx: Ctx, brandId: string, signature: string
   if (!brand || !signatureMatches(signature, payloads, secrets)) {
     throw new HttpError(401, 'X-AL-Signature does not match the request body under any active key of this brand');
   }
-  if (brand.status !== 'active') throw new HttpError(403, 'this brand is not active (the app was uninstalled)');
+  assertBrandActive(brand);
   return brand;
 }
