@@ -65,8 +65,8 @@ export async function createApiKey(
 }
 
 export async function listApiKeys(db: Executor, brandId: string): Promise<ApiKeySummary[]> {
-  const rows = await db('api_keys').where({ brand_id: brandId }).orderBy('created_at');
-  return (rows as ApiKeyRow[]).map(toSummary);
+  const rows: ApiKeyRow[] = await db('api_keys').where({ brand_id: brandId }).orderBy('created_at');
+  return rows.map(toSummary);
 }
 
 export async function revokeApiKey(db: Executor, brandId: string, keyId: string): Promise<ApiKeySummary> {
@@ -87,7 +87,7 @@ export interface KeyOwner {
 
 /** Who owns this plaintext key, if anyone (revoked keys are reported, not hidden). */
 export async function findKeyOwner(db: Executor, apiKey: string): Promise<KeyOwner | null> {
-  const row = await db('api_keys')
+  const row: Pick<ApiKeyRow, 'key_id' | 'brand_id' | 'revoked_at'> | undefined = await db('api_keys')
     .select('key_id', 'brand_id', 'revoked_at')
     .where({ key_hash: hashApiKey(apiKey) })
     .first();
@@ -97,6 +97,6 @@ export async function findKeyOwner(db: Executor, apiKey: string): Promise<KeyOwn
 
 /** The plaintext of every active key of a brand: the candidate secrets for a webhook signature. */
 export async function activeKeySecrets(db: Executor, brandId: string, encryptionSecret: string): Promise<string[]> {
-  const rows = await db('api_keys').select('key_encrypted').where({ brand_id: brandId }).whereNull('revoked_at');
-  return rows.map((row: { key_encrypted: string }) => decryptSecret(row.key_encrypted, encryptionSecret));
+  const rows: Array<Pick<ApiKeyRow, 'key_encrypted'>> = await db('api_keys').select('key_encrypted').where({ brand_id: brandId }).whereNull('revoked_at');
+  return rows.map((row) => decryptSecret(row.key_encrypted, encryptionSecret));
 }
