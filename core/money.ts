@@ -2,6 +2,8 @@
  * Exact money: amounts travel as JSON numbers in major units, are computed as integer minor
  * units (cents), and are stored as numeric(14,2). Floats are never accumulated.
  */
+import { Invalid } from './errors';
+
 export type Cents = number;
 
 const MAX_CENTS = 999_999_999_999_99; // numeric(14,2)
@@ -27,12 +29,15 @@ export function isWholeCents(amount: number): boolean {
 /** Percentages (discount and reward rates) are counted in 1/10,000 of a percent: at most 4 decimals. */
 export const PERCENT_DECIMALS = 4;
 
-/** 19.99 → 1999. Rounds half away from zero at the cent, after undoing binary noise (1.005). */
+/**
+ * 19.99 → 1999. Rounds half away from zero at the cent, after undoing binary noise (1.005).
+ * An amount beyond numeric(14,2) (a caller's total plus its discount, say) is the input's fault: Invalid.
+ */
 export function toCents(amount: number): Cents {
   const hundredfold = scaled(amount, 2);
   const cents = Math.sign(hundredfold) * Math.round(Math.abs(hundredfold));
   if (!Number.isSafeInteger(cents) || Math.abs(cents) > MAX_CENTS) {
-    throw new RangeError(`amount ${amount} is out of range`);
+    throw new Invalid(`amount ${amount} is out of range (at most ${decimalFromCents(MAX_CENTS)})`);
   }
   return cents === 0 ? 0 : cents;
 }

@@ -3,6 +3,7 @@ import { Conflict, DomainError, Forbidden, Invalid, NotFound } from '../../core/
 import type { Ctx, Middleware } from '../app-context';
 import { defaultErrorCode, HttpError } from '../http-error';
 import { describeZodError } from '../schemas/describe-zod-error';
+import { MAX_IDENTIFIER_BYTES } from '../schemas/fields';
 import { isDatabaseOutage } from './database-outage';
 
 /** How long a caller should wait before retrying after a database outage. */
@@ -16,10 +17,15 @@ function statusOf(error: DomainError): number {
   return 500;
 }
 
-/** SQLSTATE class 22: data exception (numeric out of range, invalid text representation, ...). */
-function isPostgresDataError(error: unknown): boolean {
+/**
+ * A value PostgreSQL refused, as a sentence, or null: SQLSTATE class 22 (numeric out of range, bad
+ * encoding, ...) and 54000 (an index entry too large: an id a schema limit missed). The caller's input.
+ */
+function refusedValue(error: unknown): string | null {
   const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && code.startsWith('22');
+  if (code === '54000') return `a value is too long to be stored: identifiers must be at most ${MAX_IDENTIFIER_BYTES} bytes`;
+  if (typeof code === 'string' && code.startsWith('22')) return `invalid value: ${(error as Error).message.split(' - ').pop()}`;
+  return null;
 }
 
 function refuse(ctx: Ctx, status: number, error: string, code: string, extra: Record<string, unknown> = {}): void {
@@ -37,6 +43,7 @@ export const errorEnvelope: Middleware = async (ctx, next) => {
       refuse(ctx, status, status === 404 ? `no route for ${ctx.method} ${ctx.path}` : `${ctx.method} is not allowed on ${ctx.path}`, defaultErrorCode(status));
     }
   } catch (error) {
+    const refused = refusedValue(error);
     if (error instanceof HttpError) {
       ctx.set(error.headers);
       refuse(ctx, error.status, error.message, error.code);
@@ -49,9 +56,8 @@ export const errorEnvelope: Middleware = async (ctx, next) => {
       ctx.app.context.deps.logger.warn({ err: error, path: ctx.path }, 'database unavailable');
       ctx.set('Retry-After', String(OUTAGE_RETRY_AFTER_SECONDS));
       refuse(ctx, 503, 'the database is unavailable; retry later', 'database_unavailable');
-    } else if (isPostgresDataError(error)) {
-      // A value PostgreSQL refused (out of range, bad encoding): the caller's input, not our fault.
-      refuse(ctx, 400, `invalid value: ${(error as Error).message.split(' - ').pop()}`, 'invalid_request');
+    } else if (refused !== null) {
+      refuse(ctx, 400, refused, 'invalid_request');
     } else {
       ctx.app.context.deps.logger.error({ err: error, path: ctx.path }, 'unhandled error');
       refuse(ctx, 500, 'Internal server error', 'internal_error');

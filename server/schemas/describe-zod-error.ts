@@ -15,8 +15,10 @@ function describeIssue(issue: Issue, path: Path): string {
     // The branch whose type matched knows what is wrong with the value (a string too long, ...).
     const matched = issue.errors.find((branch) => branch[0] !== undefined && branch[0].code !== 'invalid_type')?.[0];
     if (matched) return describeIssue(matched, [...path, ...matched.path]);
+    const received = receivedOf(issue.errors[0]?.[0]);
+    if (received === ', not undefined') return `${field} is required`;
     const expected = issue.errors.flatMap((branch) => (branch[0]?.code === 'invalid_type' ? [article(branch[0].expected)] : []));
-    return `${field} must be ${expected.join(' or ')}${receivedOf(issue.errors[0]?.[0])}`;
+    return `${field} must be ${expected.join(' or ')}${received}`;
   }
   if (issue.code === 'invalid_type') {
     if (!/^Invalid input/.test(issue.message)) return `${field}: ${issue.message}`;

@@ -82,6 +82,30 @@ describe('identifiers are limited in bytes as well as characters', () => {
   });
 });
 
+describe('connector input no schema limited is a 400, so the Medusa plugin stops retrying it', () => {
+  async function deliver(eventId: string, amounts: Record<string, unknown>) {
+    const { brand, advocate } = await givenConvertedOrder();
+    const order = { id: uniqueOrderId(), email: 'm@example.com', subtotal: 10, tax_total: 0, shipping_total: 0, summary: { paid_total: 10, refunded_total: 0 }, promotions: [{ code: advocate.code }], ...amounts };
+    const body = JSON.stringify({ version: 1, event_id: eventId, event_name: 'order.placed', order });
+    const before = await rowCounts(brand.brandId);
+    const response = await t.http.post('/medusa/webhooks').set(signedHeaders(brand.brandId, brand.apiKey, body)).send(body);
+    expect(await rowCounts(brand.brandId)).toEqual(before);
+    return response;
+  }
+
+  it('POST /medusa/webhooks answers 400, not 500, for a 1,000-character CJK event id (too long to index)', async () => {
+    const response = await deliver(CJK_1000, { total: 10, discount_total: 0 });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ success: false, error: expect.stringMatching(/too long to be stored/), code: 'invalid_request' });
+  });
+
+  it('POST /medusa/webhooks answers 400, not 500, when total plus discount exceed the largest amount', async () => {
+    const response = await deliver(`evt-${uniqueOrderId()}`, { total: 999_999_999_999.99, discount_total: 7 });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ success: false, error: 'amount 1000000000006.99 is out of range (at most 999999999999.99)', code: 'invalid_request' });
+  });
+});
+
 describe('JSON nesting is bounded', () => {
   it('returns 400 for a 14 KB body nested 7,000 levels deep', async () => {
     const brand = await givenBrand(t.db);

@@ -1,3 +1,4 @@
+import { Invalid } from '../../core/errors';
 import { amountFromCents, centsFromDecimal, decimalFromCents, hasAtMostDecimals, isWholeCents, percentOf, prorate, toCents } from '../../core/money';
 
 describe('money', () => {
@@ -23,8 +24,9 @@ describe('money', () => {
     expect(prorate(1000, 2000, 3000)).toBe(667);
   });
 
-  it('refuses amounts beyond numeric(14,2)', () => {
-    expect(() => toCents(1e13)).toThrow(RangeError);
+  it('refuses amounts beyond numeric(14,2) as invalid input', () => {
+    expect(() => toCents(1e13)).toThrow(Invalid);
+    expect(() => toCents(1e13)).toThrow('amount 10000000000000 is out of range (at most 999999999999.99)');
   });
 
   it('tells whole cents (at most 2 decimals, binary noise aside) from amounts below one minor unit', () => {
