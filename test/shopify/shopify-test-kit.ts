@@ -56,7 +56,7 @@ export async function referrals(app: TestApp, argv: string[], options: { tty?: b
   return { ...output, progress };
 }
 
-const FIXTURES = '/work/shared/fixtures/shopify';
+const FIXTURES = path.join(__dirname, '../fixtures/shopify');
 
 /** A fixture payload exactly as published (bytes as they are). */
 export function fixtureText(name: string): string {
