@@ -1,10 +1,17 @@
 import { createDatabase } from '../../core/db/create-database';
 import { migrateToLatest } from '../../core/db/migrate';
+import { createEmbeddedTemplate } from './embedded-template';
 
-/** On a real PostgreSQL, migrate once before the workers start (they share the database). */
+/**
+ * Migrates once per run, before the workers start: the shared database on a real PostgreSQL,
+ * else an embedded template that each test file copies.
+ */
 export default async function globalSetup(): Promise<void> {
   const url = process.env.TEST_DATABASE_URL;
-  if (!url) return;
+  if (!url) {
+    await createEmbeddedTemplate();
+    return;
+  }
   const db = createDatabase({ databaseUrl: url });
   try {
     await migrateToLatest(db);

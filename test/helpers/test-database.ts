@@ -1,19 +1,21 @@
+import fs from 'node:fs';
 import type { Knex } from 'knex';
 import { createDatabase } from '../../core/db/create-database';
-import { migrateToLatest } from '../../core/db/migrate';
+import { copyOfEmbeddedTemplate } from './embedded-template';
 
 let shared: Promise<Knex> | null = null;
+let embeddedDataDir: string | null = null;
 
 /**
- * One database per test file: a pool on TEST_DATABASE_URL (already migrated by globalSetup),
- * else an in-memory PGlite migrated here. Tests isolate themselves by creating their own brands.
+ * One database per test file: a pool on TEST_DATABASE_URL (migrated by globalSetup), else a copy
+ * of the run's migrated embedded template. Tests isolate themselves by creating their own brands.
  */
 export function testDatabase(): Promise<Knex> {
   shared ??= (async () => {
     const url = process.env.TEST_DATABASE_URL;
-    const db = createDatabase(url ? { databaseUrl: url, poolMax: 20 } : { dataDir: null });
-    if (!url) await migrateToLatest(db);
-    return db;
+    if (url) return createDatabase({ databaseUrl: url, poolMax: 20 });
+    embeddedDataDir = copyOfEmbeddedTemplate();
+    return createDatabase({ dataDir: embeddedDataDir });
   })();
   return shared;
 }
@@ -23,4 +25,6 @@ export async function closeTestDatabase(): Promise<void> {
   const db = await shared;
   shared = null;
   await db.destroy();
+  if (embeddedDataDir) fs.rmSync(embeddedDataDir, { recursive: true, force: true });
+  embeddedDataDir = null;
 }

@@ -1,0 +1,5 @@
+import { removeEmbeddedRun } from './embedded-template';
+
+export default function globalTeardown(): void {
+  removeEmbeddedRun();
+}
