@@ -1,6 +1,5 @@
 import { createApiKey, revokeApiKey } from '../../core/brands/api-keys';
 import { updateBrand } from '../../core/brands/brand';
-import { hmacHex } from '../../core/brands/verify-signature';
 import { givenAdvocate, givenBrand } from '../helpers/fixtures';
 import { nowSeconds, signedHeaders } from '../helpers/signed-convert';
 import { TEST_SECRET, type TestApp, startTestApp } from '../helpers/test-app';
@@ -172,9 +171,7 @@ describe('POST /api/v1/convert with X-AL-Timestamp', () => {
 
   it('does not spend a signature that failed verification', async () => {
     const { brand, raw } = await setup();
-    const timestamp = nowSeconds();
-    const signature = hmacHex(brand.apiKey, `${timestamp}.${raw}`);
-    const headers = { 'Content-Type': 'application/json', 'X-Brand-ID': brand.brandId, 'X-AL-Signature': signature, 'X-AL-Timestamp': String(timestamp) };
+    const headers = signedHeaders(brand.brandId, brand.apiKey, raw, { timestamp: nowSeconds(), signTimestamp: true });
     expect((await post(headers, raw.replace('40', '41'))).status).toBe(401);
     expect((await post(headers, raw)).status).toBe(201);
   });

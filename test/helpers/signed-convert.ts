@@ -1,4 +1,9 @@
-import { hmacHex } from '../../core/brands/verify-signature';
+import { createHmac } from 'node:crypto';
+
+/** The documented scheme (hex HMAC-SHA256 keyed with an API key), written apart from the code it checks. */
+export function hexHmacSha256(key: string, payload: string): string {
+  return createHmac('sha256', key).update(payload, 'utf8').digest('hex');
+}
 
 export interface SignOptions {
   /** Sends X-AL-Timestamp with this unix-seconds value. */
@@ -14,7 +19,7 @@ export function signedHeaders(brandId: string, apiKey: string, rawBody: string, 
   const headers: Record<string, string> = {
     'Content-Type': 'application/json',
     'X-Brand-ID': brandId,
-    'X-AL-Signature': hmacHex(apiKey, payload),
+    'X-AL-Signature': hexHmacSha256(apiKey, payload),
   };
   if (timestamp !== undefined) headers['X-AL-Timestamp'] = String(timestamp);
   return headers;

@@ -1,5 +1,5 @@
-import { signBody } from '../../connectors/medusa/plugin/src/lib/deliver-snapshot';
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
+import { hexHmacSha256 } from '../helpers/signed-convert';
 import { GENEROUS_LIMITS, startTestApp } from '../helpers/test-app';
 import { closeTestDatabase } from '../helpers/test-database';
 import { type OrderState, snapshotBody } from './order-graphs';
@@ -15,7 +15,7 @@ async function givenMedusaStore() {
   const deliver = (body: string, headers: Record<string, string> = {}) =>
     service.http
       .post('/medusa/webhooks')
-      .set({ 'Content-Type': 'application/json', 'X-Brand-ID': brand.brandId, 'X-AL-Signature': signBody(brand.apiKey, body), ...headers })
+      .set({ 'Content-Type': 'application/json', 'X-Brand-ID': brand.brandId, 'X-AL-Signature': hexHmacSha256(brand.apiKey, body), ...headers })
       .send(body);
   const conversion = () => service.db('conversions').where({ brand_id: brand.brandId, order_id: order.id }).first();
   return { service, brand, order, deliver, conversion };
@@ -91,7 +91,7 @@ describe('POST /medusa/webhooks', () => {
   it('refuses a body whose signature does not match with 401', async () => {
     const { brand, order, deliver } = await givenMedusaStore();
     const body = snapshotBody(order);
-    const response = await deliver(body, { 'X-AL-Signature': signBody(`${brand.apiKey}x`, body) });
+    const response = await deliver(body, { 'X-AL-Signature': hexHmacSha256(`${brand.apiKey}x`, body) });
     expect(response.status).toBe(401);
     expect(response.body).toEqual({ success: false, error: expect.stringMatching(/X-AL-Signature does not match/), code: 'unauthorized' });
   });
