@@ -1,0 +1,136 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { Knex } from 'knex';
+import { createDatabase } from '../../core/db/create-database';
+import { migrateToLatest } from '../../core/db/migrate';
+
+export const ROOT = path.resolve(__dirname, '../..');
+const CLI = path.join(ROOT, 'server/cli/referrals.cjs');
+/** What `npm start` runs, without npm: the server is this very process. */
+export const SERVER_COMMAND = ['node', '--import', 'tsx', 'server/main.ts'];
+
+/** A process of ours, with everything it printed and how it ended. */
+export interface Spawned {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export function spawnProcess(command: string[], env: NodeJS.ProcessEnv, options: { detached?: boolean } = {}): Spawned {
+  const child = spawn(command[0]!, command.slice(1), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: options.detached });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, stdout: () => stdout, stderr: () => stderr, exited };
+}
+
+/** The environment of a spawned server or CLI: the embedded database in `dataDir` unless overridden. */
+export function processEnv(overrides: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'warn', NODE_OPTIONS: '', ...overrides };
+}
+
+const tempDirs: string[] = [];
+
+/** A fresh DATA_DIR, inside a folder of its own (room for a symlink beside it); see removeTempDirs. */
+export function tempDataDir(): string {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'referrals-ops-'));
+  tempDirs.push(folder);
+  const dataDir = path.join(folder, 'data');
+  fs.mkdirSync(dataDir);
+  return dataDir;
+}
+
+export function removeTempDirs(): void {
+  for (const folder of tempDirs.splice(0)) fs.rmSync(folder, { recursive: true, force: true });
+}
+
+/**
+ * The database of a spawned server, as env vars, and a way for the test to open it while that
+ * server is not running: TEST_DATABASE_URL when set, else the embedded one in a fresh DATA_DIR.
+ */
+export function serverDatabase(): { env: NodeJS.ProcessEnv; open(): Promise<Knex> } {
+  const url = process.env.TEST_DATABASE_URL;
+  const dataDir = tempDataDir();
+  return {
+    env: { DATABASE_URL: url ?? '', DATA_DIR: dataDir },
+    async open() {
+      const db = createDatabase(url ? { databaseUrl: url, poolMax: 2 } : { dataDir });
+      await migrateToLatest(db);
+      return db;
+    },
+  };
+}
+
+/** A port nobody listens on (bound, then released). */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Resolves once GET /readyz answers 200; fails at once, with the output, if the process exits first. */
+export async function untilReady(server: Spawned, port: number, timeoutMs = 100_000): Promise<void> {
+  let exit: { code: number | null } | null = null;
+  void server.exited.then((result) => (exit = result));
+  const deadline = Date.now() + timeoutMs; // WASM start-up plus migrations, on a busy machine
+  for (;;) {
+    if (exit) throw new Error(`the server exited (${JSON.stringify(exit)}) before it was ready:\n${server.stdout()}\n${server.stderr()}`);
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`the server was not ready in ${timeoutMs} ms:\n${server.stdout()}\n${server.stderr()}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Starts `node --import tsx server/main.ts` and waits until it is ready. */
+export async function startServer(env: NodeJS.ProcessEnv, port: number): Promise<Spawned> {
+  const server = spawnProcess(SERVER_COMMAND, { ...env, PORT: String(port) });
+  await untilReady(server, port);
+  return server;
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `npx referrals …` as a user runs it. */
+export async function referrals(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+  const cli = spawnProcess(['node', CLI, ...args], env);
+  const { code } = await cli.exited;
+  return { code, stdout: cli.stdout(), stderr: cli.stderr() };
+}
+
+/** Ends a process of ours that a test left running (a failed test must not leave a server behind). */
+export function killIfRunning(spawned: Spawned | undefined): void {
+  if (spawned && spawned.child.exitCode === null && spawned.child.signalCode === null) spawned.child.kill('SIGKILL');
+}
+
+/** Whether any process is left in the group of a process spawned with `detached` (its own group). */
+export function groupAlive(spawned: Spawned): boolean {
+  try {
+    process.kill(-spawned.child.pid!, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Ends whatever a test left of such a group. */
+export function killGroup(spawned: Spawned | undefined): void {
+  if (spawned && groupAlive(spawned)) process.kill(-spawned.child.pid!, 'SIGKILL');
+}
