@@ -13,10 +13,10 @@ export interface WaitOptions {
 export class DatabaseUnreachableError extends Error {
   constructor(
     readonly attempts: number,
-    readonly waitedMs: number,
+    readonly timeoutMs: number,
     readonly lastError: Error,
   ) {
-    super(`the database did not answer in ${Math.round(waitedMs / 1000)} s (${attempts} attempts); last error: ${lastError.message}`);
+    super(`the database did not answer in ${timeoutMs / 1000} s (${attempts} attempts); last error: ${lastError.message}`);
     this.name = 'DatabaseUnreachableError';
   }
 }
@@ -35,8 +35,7 @@ function attemptWithin<T>(promise: Promise<T>, ms: number): Promise<T> {
  * retry library: those bound the number of attempts, and the bound that matters is time.
  */
 export async function waitForDatabase(db: Knex, options: WaitOptions): Promise<void> {
-  const started = Date.now();
-  const deadline = started + options.timeoutMs;
+  const deadline = Date.now() + options.timeoutMs;
   let delay = options.firstDelayMs ?? 250;
   for (let attempt = 1; ; attempt += 1) {
     try {
@@ -47,7 +46,7 @@ export async function waitForDatabase(db: Knex, options: WaitOptions): Promise<v
       const remaining = deadline - Date.now();
       const next = remaining > 0 ? Math.min(delay, remaining) : null;
       options.onFailedAttempt?.(attempt, error as Error, next);
-      if (next === null) throw new DatabaseUnreachableError(attempt, Date.now() - started, error as Error);
+      if (next === null) throw new DatabaseUnreachableError(attempt, options.timeoutMs, error as Error);
       await new Promise((resolve) => setTimeout(resolve, next));
       delay = Math.min(delay * 2, options.maxDelayMs ?? 5_000);
     }
