@@ -8,6 +8,7 @@ module.exports = {
   },
   globalSetup: '<rootDir>/test/helpers/global-setup.ts',
   globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
+  testSequencer: '<rootDir>/test/helpers/processes-first-sequencer.js',
   testTimeout: 60000,
   maxWorkers: 2,
 };

@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { runCli } from '../../server/cli/run-cli';
+import { scratchDir } from '../helpers/scratch-space';
 import { testConfig } from '../helpers/test-app';
 import { closeTestDatabase, testDatabase } from '../helpers/test-database';
 
@@ -90,7 +90,7 @@ describe('referrals CLI (in process)', () => {
 
 describe('referrals CLI (the installed bin on an embedded data dir)', () => {
   it('runs brand create and brand list as separate processes on one data dir', async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'referrals-cli-'));
+    const dataDir = scratchDir('referrals-cli-');
     const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', NODE_OPTIONS: '' };
     const created = await run('node', [BIN, 'brand', 'create', '--name', 'Bin Co', '--plan', 'starter', '--json'], { env });
     const brand = JSON.parse(created.stdout);

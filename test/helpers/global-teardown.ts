@@ -1,5 +1,5 @@
-import { removeEmbeddedRun } from './embedded-template';
+import { removeRunDir } from './scratch-space';
 
 export default function globalTeardown(): void {
-  removeEmbeddedRun();
+  removeRunDir();
 }
