@@ -1,11 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import { createDatabase } from '../../core/db/create-database';
 import { migrateToLatest } from '../../core/db/migrate';
+import { scratchDir } from '../helpers/scratch-space';
 
 export const ROOT = path.resolve(__dirname, '../..');
 const CLI = path.join(ROOT, 'server/cli/referrals.cjs');
@@ -41,7 +41,7 @@ const tempDirs: string[] = [];
 
 /** A fresh DATA_DIR, inside a folder of its own (room for a symlink beside it); see removeTempDirs. */
 export function tempDataDir(): string {
-  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'referrals-ops-'));
+  const folder = scratchDir('referrals-ops-');
   tempDirs.push(folder);
   const dataDir = path.join(folder, 'data');
   fs.mkdirSync(dataDir);
