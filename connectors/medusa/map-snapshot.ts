@@ -1,6 +1,6 @@
 import { conversionInputSchema } from '../../core/conversions/conversion-input';
 import type { PaidOrderInput } from '../../core/conversions/record-paid-order';
-import { type Cents, amountFromCents } from '../../core/money';
+import { type Cents, amountFromCents, toCents } from '../../core/money';
 import { type RefundInput, refundInputSchema } from '../../core/refunds/refund-input';
 import type { MedusaSnapshot } from './snapshot-schema';
 
@@ -35,32 +35,51 @@ export function mapMedusaSnapshot(snapshot: MedusaSnapshot): MedusaOrderPlan {
   const counts = snapshot.conversion_trigger === 'placed' || paid > 0;
   const email = order.email?.trim();
 
+  const value = orderValue(order);
+  const orderRefunds = refunds(order, value);
   return {
     order_id: order.id,
-    paid_order: counts && email ? paidOrder(snapshot, email) : null,
-    refunds: refunds(order, paid),
-    cancellation: canceled
-      ? refundInputSchema.parse({
-          order_id: order.id,
-          refund_id: `cancel:${order.id}`,
-          is_full_refund: true,
-          refund_reason: 'order canceled',
-          source: 'medusa',
-          metadata: { medusa_order_id: order.id },
-        })
-      : null,
+    paid_order: counts && email ? paidOrder(snapshot, email, value) : null,
+    refunds: orderRefunds,
+    cancellation: canceled ? cancellation(order, value, orderRefunds) : null,
   };
 }
 
-function paidOrder(snapshot: MedusaSnapshot, email: string): PaidOrderInput {
+/**
+ * What the order is worth: what was paid once anything was (Medusa 2.21's refunds add credit lines
+ * that lower `total`, never `paid_total`), else the total as placed (nothing is refunded yet). So
+ * every snapshot of an order names the same value, whichever event it was read for and whenever.
+ */
+export function orderValue(order: Order): Cents {
+  const paid = order.summary?.paid_total ?? 0;
+  return paid > 0 ? paid : order.total;
+}
+
+/** A cancel refunds what was paid and not yet refunded (Medusa emits no payment.refunded for it). */
+function cancellation(order: Order, value: Cents, orderRefunds: RefundInput[]): RefundInput | null {
+  const refunded = orderRefunds.reduce((sum, refund) => sum + (refund.refund_amount == null ? value : toCents(refund.refund_amount)), 0);
+  const rest = Math.max(0, value - Math.max(refunded, order.summary?.refunded_total ?? 0));
+  if (rest === 0) return null;
+  return refundInputSchema.parse({
+    order_id: order.id,
+    refund_id: `cancel:${order.id}`,
+    refund_amount: amountFromCents(rest),
+    is_full_refund: false,
+    refund_reason: 'order canceled',
+    source: 'medusa',
+    metadata: { medusa_order_id: order.id },
+  });
+}
+
+function paidOrder(snapshot: MedusaSnapshot, email: string, value: Cents): PaidOrderInput {
   const order = snapshot.order;
   const codes = redeemedCodes(order);
   const adjustments = allAdjustments(order);
   const conversion = conversionInputSchema.parse({
     email,
     order_id: order.id,
-    order_value: amountFromCents(order.total),
-    order_subtotal: amountFromCents(Math.max(0, order.total - order.tax_total - order.shipping_total)),
+    order_value: amountFromCents(value),
+    order_subtotal: amountFromCents(Math.max(0, value - order.tax_total - order.shipping_total)),
     total_discount: amountFromCents(order.discount_total),
     products: order.items.map((item) => ({
       name: item.title?.trim() || 'Unknown Product',

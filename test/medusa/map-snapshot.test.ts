@@ -89,12 +89,31 @@ describe('mapping a Medusa order snapshot to core calls', () => {
     expect(short.refunds[0]).toMatchObject({ is_full_refund: false, refund_amount: 62.98 });
   });
 
-  it('cancel after capture: the paid order, then a full refund keyed cancel:<order id>', () => {
+  it('cancel after capture: the paid order, then a refund keyed cancel:<order id> of everything captured', () => {
     const canceled = plan(order({ paid: 'all', canceled: true }), { event_name: 'order.canceled' });
     expect(canceled.paid_order).not.toBeNull();
-    expect(canceled.cancellation).toMatchObject({ order_id: 'order_01JD7Q', refund_id: 'cancel:order_01JD7Q', is_full_refund: true });
-    // No amount: the core refunds whatever remains of the recorded order.
-    expect(canceled.cancellation?.refund_amount ?? null).toBeNull();
+    expect(canceled.cancellation).toMatchObject({ order_id: 'order_01JD7Q', refund_id: 'cancel:order_01JD7Q', refund_amount: 63 });
+  });
+
+  it('cancel after a partial refund: the cancellation refunds what was captured and not yet refunded', () => {
+    const refunds = [{ id: 'ref_01A', amount: 21, created_at: '2026-11-21T10:00:00Z' }];
+    const canceled = plan(order({ paid: 'all', canceled: true, refunds }), { event_name: 'order.canceled' });
+    expect(canceled.refunds.map((refund) => [refund.refund_id, refund.refund_amount])).toEqual([['ref_01A', 21]]);
+    expect(canceled.cancellation).toMatchObject({ refund_id: 'cancel:order_01JD7Q', refund_amount: 42 });
+  });
+
+  it('cancel after Medusa refunded everything: no cancellation refund is left to make', () => {
+    const refunds = [{ id: 'ref_01A', amount: 63, created_at: '2026-11-21T10:00:00Z' }];
+    expect(plan(order({ paid: 'all', canceled: true, refunds }), { event_name: 'order.canceled' }).cancellation).toBeNull();
+  });
+
+  it('the order value is what was paid, also in a snapshot read after a refund lowered total by a credit line', () => {
+    const refunds = [{ id: 'ref_01A', amount: 21, created_at: '2026-11-21T10:00:00Z' }];
+    const body = JSON.parse(snapshotBody(order({ paid: 'all', refunds }), { event_name: 'payment.refunded' }));
+    // Medusa 2.21 after refunding 21 of 63: total 42, paid_total still 63.
+    expect([body.order.total, body.order.summary.paid_total]).toEqual([42, 63]);
+    const mapped = mapMedusaSnapshot(parseMedusaSnapshot(body));
+    expect(mapped.paid_order?.conversion).toMatchObject({ order_value: 63, order_subtotal: 58 });
   });
 
   it('a canceled order that was never paid converts nothing under the default trigger', () => {

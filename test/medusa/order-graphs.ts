@@ -69,8 +69,10 @@ export function orderGraph(state: OrderState): OrderGraph {
       adjustments,
     };
   });
-  const total = orderTotal(state);
+  const placedTotal = orderTotal(state);
   const refunded = (state.refunds ?? []).reduce((sum, refund) => sum + refund.amount, 0);
+  // As in Medusa 2.21: each refund adds a credit line that lowers `total`; paid_total stays what was captured.
+  const total = placedTotal - refunded;
   return {
     id: state.id,
     display_id: 1001,
@@ -79,12 +81,12 @@ export function orderGraph(state: OrderState): OrderGraph {
     status: state.canceled ? 'canceled' : 'pending',
     canceled_at: state.canceled ? new Date('2026-11-20T12:00:00Z') : undefined,
     total: new BigNumber(total),
-    subtotal: new BigNumber(total - SHIPPING),
+    subtotal: new BigNumber(placedTotal - SHIPPING),
     tax_total: 0,
     shipping_total: new BigNumber(SHIPPING),
     discount_total: new BigNumber(discountOf(state)),
     summary: {
-      paid_total: new BigNumber(state.paid === 'all' ? total : 0),
+      paid_total: new BigNumber(state.paid === 'all' ? placedTotal : 0),
       refunded_total: new BigNumber(refunded),
     },
     items,
