@@ -26,12 +26,16 @@ export type NewDelivery = Pick<Delivery, 'brand_id' | 'webhook_id' | 'shop_domai
   triggered_at: string | null;
 };
 
-/** Keeps a delivery once per (brand, X-Shopify-Webhook-Id); false when it was already kept. */
+/**
+ * Keeps a delivery once per (brand, X-Shopify-Webhook-Id) and once per (brand, X-Shopify-Event-Id):
+ * Shopify retries an event under a new webhook id. False when it was already kept.
+ */
 export async function acceptDelivery(db: Executor, delivery: NewDelivery): Promise<boolean> {
   const triggeredAt = delivery.triggered_at && !Number.isNaN(Date.parse(delivery.triggered_at)) ? delivery.triggered_at : null;
   const inserted = await db('shopify_inbox')
     .insert({ ...delivery, triggered_at: triggeredAt })
-    .onConflict(['brand_id', 'webhook_id'])
+    // No conflict target: either unique key (webhook id, event id) makes it a repeat.
+    .onConflict()
     .ignore()
     .returning('webhook_id');
   return inserted.length > 0;

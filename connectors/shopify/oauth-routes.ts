@@ -1,4 +1,4 @@
-import { HttpResponseError, type Session, ShopifyError } from '@shopify/shopify-api';
+import { HttpResponseError, InvalidHmacError, type Session, type Shopify, ShopifyError } from '@shopify/shopify-api';
 import { inTransaction } from '../../core/db/transaction';
 import { type Ctx, HttpError } from '../../server/http';
 import { adminApiFor } from './admin-api';
@@ -14,12 +14,31 @@ function requireAppConfig(config: ShopifyAppConfig | null): ShopifyAppConfig {
   return config;
 }
 
-/** GET /shopify/auth?shop=x.myshopify.com → Shopify's consent screen (OAuth authorization-code grant). */
+/**
+ * The install link must come from Shopify: its query (shop, timestamp, …) signed with our app's
+ * secret, HMAC-SHA256 hex, and recent (the library allows 90 s of clock difference).
+ */
+async function verifyInstallRequest(shopify: Shopify, ctx: Ctx): Promise<void> {
+  const query = new URLSearchParams(ctx.querystring);
+  if (!query.get('hmac')) throw new HttpError(401, 'the install request has no hmac: open the install link from the Shopify admin or the Dev Dashboard');
+  let valid: boolean;
+  try {
+    valid = await shopify.utils.validateHmac(query);
+  } catch (error) {
+    if (!(error instanceof InvalidHmacError)) throw error;
+    throw new HttpError(401, `the install request's timestamp is missing or too old (${error.message}): start the install again from Shopify`);
+  }
+  if (!valid) throw new HttpError(401, 'the install request\'s hmac does not match its query: it was not signed by Shopify with this app\'s secret');
+}
+
+/** GET /shopify/auth?shop=x.myshopify.com&timestamp=…&hmac=… → Shopify's consent screen (OAuth authorization-code grant). */
 export async function beginInstall(ctx: Ctx, app: ShopifyAppConfig | null): Promise<void> {
   const appConfig = requireAppConfig(app);
   const shop = normalizeShopDomain(typeof ctx.query.shop === 'string' ? ctx.query.shop : undefined);
   if (!shop) throw new HttpError(400, 'shop must be a shop domain like example.myshopify.com');
-  await publicShopifyApp(appConfig).auth.begin({
+  const shopify = publicShopifyApp(appConfig);
+  await verifyInstallRequest(shopify, ctx);
+  await shopify.auth.begin({
     shop,
     callbackPath: AUTH_CALLBACK_PATH,
     isOnline: false,

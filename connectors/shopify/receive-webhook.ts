@@ -9,7 +9,7 @@ import { verifyWebhookHmac } from './verify-webhook';
 
 /**
  * POST /shopify/webhooks: verify the HMAC over the raw body, keep the delivery once per
- * X-Shopify-Webhook-Id, acknowledge. Processing happens afterwards, from the inbox, so the answer
+ * X-Shopify-Webhook-Id and once per X-Shopify-Event-Id, acknowledge. Processing happens afterwards, from the inbox, so the answer
  * costs one insert (Shopify gives up after 5 s); `bell` wakes the inbox worker.
  */
 export async function receiveShopifyWebhook(ctx: Ctx, app: ShopifyAppConfig | null, bell: InboxBell): Promise<void> {
@@ -50,7 +50,7 @@ export async function receiveShopifyWebhook(ctx: Ctx, app: ShopifyAppConfig | nu
     shop_domain: shop,
     topic,
     api_version: ctx.get('x-shopify-api-version') || null,
-    event_id: ctx.get('x-shopify-event-id') || null,
+    event_id: ctx.get('x-shopify-event-id').trim() || null,
     triggered_at: ctx.get('x-shopify-triggered-at') || null,
     order_id: subjectOrderId(topic, body),
     body: raw.toString('utf8'),

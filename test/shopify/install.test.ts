@@ -6,14 +6,14 @@ import { loadShopifyConfig } from '../../connectors/shopify/shopify-config';
 import { findBrand } from '../../core/brands/brand';
 import { findKeyOwner } from '../../core/brands/api-keys';
 import { TEST_SECRET } from '../helpers/test-app';
-import { BROWSER_USER_AGENT, SHOPIFY_API_KEY, SHOPIFY_APP_URL, installApp, signedCallbackQuery, uniqueShop, setUpShopifyTests } from './shopify-test-kit';
+import { BROWSER_USER_AGENT, SHOPIFY_API_KEY, SHOPIFY_APP_URL, installApp, signedCallbackQuery, signedInstallQuery, uniqueShop, setUpShopifyTests } from './shopify-test-kit';
 
 const context = setUpShopifyTests();
 
 describe('Shopify app install (OAuth authorization-code grant)', () => {
   it('GET /shopify/auth redirects to the shop\'s consent screen with our client id, scopes and callback', async () => {
     const shop = uniqueShop();
-    const response = await context.app.http.get(`/shopify/auth?shop=${shop}`).set('User-Agent', BROWSER_USER_AGENT);
+    const response = await context.app.http.get(`/shopify/auth?${signedInstallQuery(shop)}`).set('User-Agent', BROWSER_USER_AGENT);
     expect(response.status).toBe(302);
     const location = new URL(response.headers.location!);
     expect(location.origin).toBe(`https://${shop}`);
@@ -126,11 +126,38 @@ describe('Shopify app install (OAuth authorization-code grant)', () => {
     expect(row.refresh_token_encrypted).not.toBeNull();
   });
 
+  it('refuses an install request without an hmac (401) and redirects nowhere', async () => {
+    const shop = uniqueShop();
+    const response = await context.app.http.get(`/shopify/auth?shop=${shop}&timestamp=${Math.floor(Date.now() / 1000)}`).set('User-Agent', BROWSER_USER_AGENT);
+    expect(response.status).toBe(401);
+    expect(response.body.error).toMatch(/install request has no hmac/);
+    expect(response.headers.location).toBeUndefined();
+  });
+
+  it('refuses an install request signed with another secret, or with its shop changed after signing (401)', async () => {
+    const shop = uniqueShop();
+    const forged = await context.app.http.get(`/shopify/auth?${signedInstallQuery(shop, { secret: 'not-the-app-secret' })}`).set('User-Agent', BROWSER_USER_AGENT);
+    expect(forged.status).toBe(401);
+    expect(forged.body.error).toMatch(/hmac does not match/);
+
+    const tampered = signedInstallQuery(shop).replace(`shop=${shop}`, `shop=${uniqueShop()}`);
+    const swapped = await context.app.http.get(`/shopify/auth?${tampered}`).set('User-Agent', BROWSER_USER_AGENT);
+    expect(swapped.status).toBe(401);
+    expect(swapped.headers.location).toBeUndefined();
+  });
+
+  it('refuses a correctly signed install request that is ten minutes old (401)', async () => {
+    const stale = signedInstallQuery(uniqueShop(), { timestamp: Math.floor(Date.now() / 1000) - 600 });
+    const response = await context.app.http.get(`/shopify/auth?${stale}`).set('User-Agent', BROWSER_USER_AGENT);
+    expect(response.status).toBe(401);
+    expect(response.body.error).toMatch(/timestamp is missing or too old/);
+  });
+
   it('refuses a shop that is not a myshopify.com domain (400) and a bot (410)', async () => {
     const bad = await context.app.http.get('/shopify/auth?shop=evil.example.com').set('User-Agent', BROWSER_USER_AGENT);
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatch(/shop must be a shop domain/);
-    const bot = await context.app.http.get(`/shopify/auth?shop=${uniqueShop()}`).set('User-Agent', 'curl/8.4.0');
+    const bot = await context.app.http.get(`/shopify/auth?${signedInstallQuery(uniqueShop())}`).set('User-Agent', 'curl/8.4.0');
     expect(bot.status).toBe(410);
   });
 
@@ -142,7 +169,7 @@ describe('Shopify app install (OAuth authorization-code grant)', () => {
     expect(noCookie.status).toBe(400);
     expect(noCookie.body.error).toMatch(/install could not be completed/);
 
-    const begin = await context.app.http.get(`/shopify/auth?shop=${shop}`).set('User-Agent', BROWSER_USER_AGENT);
+    const begin = await context.app.http.get(`/shopify/auth?${signedInstallQuery(shop)}`).set('User-Agent', BROWSER_USER_AGENT);
     const state = new URL(begin.headers.location!).searchParams.get('state')!;
     const cookies = ([] as string[]).concat(begin.headers['set-cookie'] ?? []).map((cookie) => cookie.split(';')[0]).join('; ');
     const forged = await context.app.http

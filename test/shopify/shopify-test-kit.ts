@@ -69,13 +69,21 @@ export function uniqueShop(): string {
 
 /** What Shopify's redirect back to the app carries, signed as Shopify signs it. */
 export function signedCallbackQuery(shop: string, code: string, state: string, secret = SHOPIFY_API_SECRET): string {
-  const params: Record<string, string> = {
-    code,
-    host: Buffer.from(`admin.shopify.com/store/${shop.split('.')[0]}`).toString('base64url'),
-    shop,
-    state,
-    timestamp: String(Math.floor(Date.now() / 1000)),
-  };
+  return signedQuery({ code, host: shopHost(shop), shop, state, timestamp: String(Math.floor(Date.now() / 1000)) }, secret);
+}
+
+/** The install link Shopify opens (GET /shopify/auth?…), signed as Shopify signs it. */
+export function signedInstallQuery(shop: string, options: { secret?: string; timestamp?: number } = {}): string {
+  const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
+  return signedQuery({ host: shopHost(shop), shop, timestamp }, options.secret ?? SHOPIFY_API_SECRET);
+}
+
+function shopHost(shop: string): string {
+  return Buffer.from(`admin.shopify.com/store/${shop.split('.')[0]}`).toString('base64url');
+}
+
+/** Shopify's query signature: hex HMAC-SHA256 of the sorted query without hmac, appended as `hmac`. */
+function signedQuery(params: Record<string, string>, secret: string): string {
   const sorted = new URLSearchParams();
   for (const key of Object.keys(params).sort((a, b) => a.localeCompare(b))) sorted.append(key, params[key]!);
   const message = sorted.toString().replace(/\+/g, '%20');
@@ -92,7 +100,7 @@ export interface Installed {
 
 /** The whole install: /shopify/auth → Shopify's consent → /shopify/auth/callback. */
 export async function installApp(app: TestApp, fake: FakeShopify, shop = uniqueShop(), plan?: Plan): Promise<Installed> {
-  const begin = await app.http.get(`/shopify/auth?shop=${shop}`).set('User-Agent', BROWSER_USER_AGENT);
+  const begin = await app.http.get(`/shopify/auth?${signedInstallQuery(shop)}`).set('User-Agent', BROWSER_USER_AGENT);
   if (begin.status !== 302) throw new Error(`install did not redirect: ${begin.status} ${JSON.stringify(begin.body)}`);
   const location = new URL(begin.headers.location!);
   const cookies = ([] as string[]).concat(begin.headers['set-cookie'] ?? []).map((cookie) => cookie.split(';')[0]!);
