@@ -4,9 +4,11 @@ import { adminApiForBrand, customAdminApi } from './admin-api';
 import { inboxCounts, listInbox, requeueDelivery } from './inbox';
 import { connectCustomApp } from './install-shop';
 import { processInbox } from './process-inbox';
+import { getDataRequest, listDataRequests } from './privacy/data-requests';
 import { reconcileShop } from './reconcile';
 import { type ShopifySettings, normalizeShopDomain, webhookUrl } from './shopify-config';
-import { subscribeWebhooks } from './webhook-subscriptions';
+import { shopStatus } from './shop-status';
+import { subscribeAndRecord } from './subscription-states';
 
 const DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
@@ -42,7 +44,7 @@ export function shopifyCommands(settings: ShopifySettings): Record<string, Comma
           connectCustomApp(trx, { brandId, shop, accessToken, apiSecret, encryptionSecret: config.keyEncryptionSecret }),
         );
         const webhooks = appUrl
-          ? await subscribeWebhooks(api, webhookUrl(appUrl))
+          ? await subscribeAndRecord(db, { brand_id: brandId, shop_domain: shop }, api, webhookUrl(appUrl))
           : 'skipped: pass --app-url (or set SHOPIFY_APP_URL) so Shopify knows where to deliver webhooks';
         return { brand_id: brandId, shop, shop_name: shopName, app: 'custom', webhooks };
       },
@@ -74,6 +76,24 @@ export function shopifyCommands(settings: ShopifySettings): Record<string, Comma
         };
       },
     },
+    'shopify data-requests': {
+      usage: 'shopify data-requests --brand ID [--json]',
+      async run(flags, { db }) {
+        return { data_requests: await listDataRequests(db, brandFlag(flags)) };
+      },
+    },
+    'shopify data-request': {
+      usage: 'shopify data-request --brand ID --id N [--json]',
+      async run(flags, { db }) {
+        const id = requiredFlag(flags, 'id');
+        if (!/^[1-9]\d{0,17}$/.test(id)) throw new CliError(`--id must be the number \`shopify data-requests\` lists (got "${id}")`);
+        return getDataRequest(db, brandFlag(flags), id);
+      },
+    },
+    'shopify status': {
+      usage: 'shopify status --brand ID [--json]',
+      run: (flags, { db }) => shopStatus(db, brandFlag(flags)),
+    },
     'shopify reconcile': {
       usage: 'shopify reconcile --brand ID --since YYYY-MM-DD [--json]',
       async run(flags, { db, config, isTTY, progress }) {
@@ -84,6 +104,7 @@ export function shopifyCommands(settings: ShopifySettings): Record<string, Comma
         const summary = await reconcileShop(db, brandId, {
           since,
           api,
+          webhookUri: settings.webhookOrigin ? webhookUrl(settings.webhookOrigin) : null,
           onProgress: isTTY ? (done, total) => progress(`\r${progressBar(done, total)}`) : undefined,
         });
         if (isTTY) progress('\n');

@@ -1,7 +1,7 @@
 import { processInbox } from '../../connectors/shopify/process-inbox';
 import { findBrand } from '../../core/brands/brand';
 import { givenAdvocate } from '../helpers/fixtures';
-import { fixtureText, inboxRow, installApp, sendWebhook, setUpShopifyTests, variant } from './shopify-test-kit';
+import { fixtureText, inboxRow, installApp, referrals, sendWebhook, setUpShopifyTests, variant } from './shopify-test-kit';
 
 const context = setUpShopifyTests();
 
@@ -66,19 +66,69 @@ describe('app/uninstalled and the privacy topics', () => {
     expect(await context.app.db('shopify_sessions').where({ brand_id: installed.brandId })).toHaveLength(1);
   });
 
-  it('customers/data_request → everything held about the customer, kept for the merchant to hand over', async () => {
+  it('customers/data_request → an export of everything held about the customer, listed and printed by the CLI', async () => {
     const installed = await shopWithJohnAndMary();
     await sendWebhook(context.app, CUSTOMERS_DATA_REQUEST, { topic: 'customers/data_request', shop: installed.shop, webhookId: 'dr-1' });
     await processInbox(context.app.db, { brandId: installed.brandId });
-    const row = await inboxRow(context.app.db, installed.brandId, 'dr-1');
-    expect(row).toMatchObject({ status: 'done', outcome: 'data_export_ready' });
-    expect(row!.result).toMatchObject({
+    expect(await inboxRow(context.app.db, installed.brandId, 'dr-1')).toMatchObject({ status: 'done', outcome: 'data_export_ready' });
+
+    const listed = await referrals(context.app, ['shopify', 'data-requests', '--brand', installed.brandId, '--json']);
+    expect(listed.code).toBe(0);
+    const { data_requests: requests } = JSON.parse(listed.stdout);
+    expect(requests).toEqual([
+      { id: expect.stringMatching(/^\d+$/), shop_domain: installed.shop, shopify_request_id: '9999', customer_email: 'john@example.com', created_at: expect.any(String) },
+    ]);
+
+    const printed = await referrals(context.app, ['shopify', 'data-request', '--brand', installed.brandId, '--id', requests[0].id, '--json']);
+    expect(printed.code).toBe(0);
+    const { export: data } = JSON.parse(printed.stdout);
+    expect(data).toMatchObject({
       customer_email: 'john@example.com',
       orders: ['299938', '280263', '220458'],
-      conversions: [{ order_id: '299938', email: 'john@example.com', customer_name: 'John Doe', order_value: '598.94' }],
-      claims: [{ order_id: '299938', email: 'john@example.com', status: 'converted' }],
+      conversions: [{ order_id: '299938', email: 'john@example.com', customer_name: 'John Doe', order_value: '598.94', status: 'completed' }],
+      claims: [{ order_id: '299938', email: 'john@example.com', status: 'converted', referral_code: 'TENOFF' }],
+      advocate: null,
     });
-    expect(JSON.stringify(row!.result)).not.toContain('mary@example.com');
+    // The order's product lines are part of what we hold on John.
+    expect(data.conversions[0].products.length).toBeGreaterThan(0);
+    // The stored raw webhook body of John's order, byte for byte; not the request itself, nothing of Mary's.
+    expect(data.webhook_deliveries.map((delivery: { webhook_id: string }) => delivery.webhook_id)).toEqual(['john-order']);
+    const johnBody = (await inboxRow(context.app.db, installed.brandId, 'john-order'))!.body;
+    expect(data.webhook_deliveries[0]).toMatchObject({ topic: 'orders/paid', body: johnBody });
+    expect(data.webhook_deliveries[0].body).toContain('"id":299938');
+    expect(printed.stdout).not.toContain('mary@example.com');
+  });
+
+  it('shopify data-request names a request the brand does not have (exit 1), and refuses an id that is not a number (exit 2)', async () => {
+    const installed = await installApp(context.app, context.fake);
+    const missing = await referrals(context.app, ['shopify', 'data-request', '--brand', installed.brandId, '--id', '987654']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(`no data request 987654 for brand ${installed.brandId}`);
+    const bad = await referrals(context.app, ['shopify', 'data-request', '--brand', installed.brandId, '--id', 'abc']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--id must be the number');
+  });
+
+  it('another brand cannot read a brand\'s data request', async () => {
+    const installed = await shopWithJohnAndMary();
+    await sendWebhook(context.app, CUSTOMERS_DATA_REQUEST, { topic: 'customers/data_request', shop: installed.shop });
+    await processInbox(context.app.db, { brandId: installed.brandId });
+    const [request] = JSON.parse((await referrals(context.app, ['shopify', 'data-requests', '--brand', installed.brandId, '--json'])).stdout).data_requests;
+    const other = await installApp(context.app, context.fake);
+    const attempt = await referrals(context.app, ['shopify', 'data-request', '--brand', other.brandId, '--id', request.id]);
+    expect(attempt.code).toBe(1);
+    expect(attempt.stdout).not.toContain('john@example.com');
+  });
+
+  it('customers/redact deletes the data-request exports made for that customer', async () => {
+    const installed = await shopWithJohnAndMary();
+    await sendWebhook(context.app, CUSTOMERS_DATA_REQUEST, { topic: 'customers/data_request', shop: installed.shop });
+    await processInbox(context.app.db, { brandId: installed.brandId });
+    await sendWebhook(context.app, CUSTOMERS_REDACT, { topic: 'customers/redact', shop: installed.shop, webhookId: 'redact-after-export' });
+    await processInbox(context.app.db, { brandId: installed.brandId });
+    expect(await inboxRow(context.app.db, installed.brandId, 'redact-after-export')).toMatchObject({ outcome: 'customer_redacted', result: { data_requests: 1 } });
+    const listed = await referrals(context.app, ['shopify', 'data-requests', '--brand', installed.brandId, '--json']);
+    expect(JSON.parse(listed.stdout)).toEqual({ data_requests: [] });
   });
 
   it('customers/redact → the customer\'s personal data is anonymized in our records; the money stays', async () => {
@@ -136,6 +186,21 @@ describe('app/uninstalled and the privacy topics', () => {
     // A repeat of the request finds no shop: acknowledged, nothing kept.
     const repeat = await sendWebhook(context.app, redact, { topic: 'shop/redact', shop: installed.shop });
     expect(repeat.body.data).toMatchObject({ accepted: false });
+  });
+
+  it('shop/redact deletes the shop\'s data even when app/uninstalled never arrived', async () => {
+    const installed = await shopWithJohnAndMary();
+    // Installed three days ago; the uninstall that shop/redact follows (by 48 h) was never delivered.
+    await context.app.db('shopify_shops').where({ brand_id: installed.brandId }).update({ installed_at: new Date(Date.now() - 3 * 86400_000) });
+    expect(await context.app.db('shopify_shops').where({ brand_id: installed.brandId }).first()).toMatchObject({ status: 'installed' });
+    const response = await sendWebhook(context.app, JSON.stringify({ shop_id: 954889, shop_domain: installed.shop }), { topic: 'shop/redact', shop: installed.shop, webhookId: 'redact-alone' });
+    expect(response.body.data).toMatchObject({ accepted: true });
+    await processInbox(context.app.db, { brandId: installed.brandId });
+
+    expect(await findBrand(context.app.db, installed.brandId)).toBeNull();
+    for (const table of ['conversions', 'claims', 'advocates', 'shopify_shops', 'shopify_sessions', 'shopify_inbox', 'shopify_data_requests']) {
+      expect([table, await context.app.db(table).where({ brand_id: installed.brandId })]).toEqual([table, []]);
+    }
   });
 
   it('shop/redact is ignored while the app is installed again', async () => {
