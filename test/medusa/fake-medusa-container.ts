@@ -1,4 +1,5 @@
 import type { MedusaContainer } from '@medusajs/framework/types';
+import { InMemoryDeliveryStore } from './in-memory-delivery-store';
 import { type OrderState, orderGraph, paymentCollectionIdOf, paymentIdOf } from './order-graphs';
 
 interface GraphQuery {
@@ -10,9 +11,16 @@ interface GraphQuery {
 /**
  * A stand-in for the Medusa container: `query.graph` answers from order states the test changes
  * between events, returning only the fields asked for (so a field the plugin forgets to read is
- * missing, as in Medusa), and `logger` keeps what was logged.
+ * missing, as in Medusa), `logger` keeps what was logged, and `referrals` is the plugin's module
+ * (its options, its deliveries) as Medusa would register it.
  */
 export class FakeMedusaContainer {
+  readonly deliveries: InMemoryDeliveryStore;
+
+  constructor(pluginOptions: Record<string, unknown>) {
+    this.deliveries = new InMemoryDeliveryStore(pluginOptions);
+  }
+
   readonly orders = new Map<string, OrderState>();
   readonly queries: GraphQuery[] = [];
   readonly logs: Array<{ level: 'info' | 'warn' | 'error'; message: string }> = [];
@@ -35,6 +43,7 @@ export class FakeMedusaContainer {
     const resolve = (key: string) => {
       if (key === 'query') return this.query;
       if (key === 'logger') return this.logger;
+      if (key === 'referrals') return this.deliveries;
       throw new Error(`the fake container has no ${key}`);
     };
     return { resolve } as unknown as MedusaContainer;

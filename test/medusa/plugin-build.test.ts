@@ -27,14 +27,13 @@ describe('the Medusa plugin build', () => {
     expect(fs.readdirSync(subscribersDir).sort()).toEqual(['order-canceled.js', 'order-placed.js', 'payment-captured.js', 'payment-refunded.js']);
   });
 
-  it('is loaded by Medusa’s own subscriber loader, which registers the four events and hands them the plugin options', async () => {
-    const subscriptions: Array<{ event: string; handler: (data: unknown) => Promise<void>; context: { subscriberId?: string } }> = [];
-    const logged: string[] = [];
+  it('is loaded by Medusa’s own subscriber loader, which registers the four events', async () => {
+    const subscriptions: Array<{ event: string; context: { subscriberId?: string } }> = [];
     const container = medusaContainer();
-    container.register(Modules.EVENT_BUS, asValue({ subscribe: (event: string, handler: never, context: never) => subscriptions.push({ event, handler, context }) }));
-    container.register('logger', asValue({ info: () => undefined, debug: () => undefined, warn: (message: string) => logged.push(message), error: (message: string) => logged.push(message) }));
+    container.register(Modules.EVENT_BUS, asValue({ subscribe: (event: string, _handler: never, context: never) => subscriptions.push({ event, context }) }));
+    container.register('logger', asValue({ info: () => undefined, debug: () => undefined, warn: () => undefined, error: () => undefined }));
 
-    await new SubscriberLoader(subscribersDir, { serviceUrl: 'https://referrals.example.com' }, container).load();
+    await new SubscriberLoader(subscribersDir, {}, container).load();
 
     expect(subscriptions.map(({ event, context }) => [event, context.subscriberId]).sort()).toEqual([
       ['order.canceled', 'referrals-order-canceled'],
@@ -42,9 +41,20 @@ describe('the Medusa plugin build', () => {
       ['payment.captured', 'referrals-payment-captured'],
       ['payment.refunded', 'referrals-payment-refunded'],
     ]);
-    // The options given to the loader reach the handler: brandId is missing from them.
-    await subscriptions.find(({ event }) => event === 'order.placed')!.handler({ data: { id: 'order_01' } });
-    expect(logged).toEqual([expect.stringMatching(/option brandId is required: order\.placed was not reported/)]);
+  });
+
+  it('ships a module named referrals (where Medusa hands the plugin options), its migration and the re-sending job', async () => {
+    const built = path.join(pluginDir, '.medusa/server/src');
+    const module = require(path.join(built, 'modules/referrals/index.js')).default;
+    expect(module.service.name).toBe('ReferralsModuleService');
+    await expect(module.loaders[0]({ options: { serviceUrl: 'https://referrals.example.com' } })).rejects.toThrow('referral plugin option brandId is required');
+    expect(fs.readdirSync(path.join(built, 'modules/referrals/migrations')).filter((file) => file.endsWith('.js'))).toEqual(['Migration20261123170000.js']);
+    expect(require(path.join(built, 'jobs/send-pending-referral-deliveries.js')).config).toMatchObject({ name: 'referrals-send-pending-deliveries' });
+  });
+
+  it('is importable under the path Medusa resolves plugin modules by (<package>/.medusa/server/src/modules/<name>)', () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(pluginDir, 'package.json'), 'utf8'));
+    expect(pkg.exports['./.medusa/server/src/modules/*']).toBe('./.medusa/server/src/modules/*/index.js');
   });
 
   it('resolves as a package the way Medusa resolves plugins (package.json export) and ships only the build', () => {

@@ -1,7 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SubscriberArgs, SubscriberConfig } from '@medusajs/framework';
-import { settleDeliveries } from '../../connectors/medusa/plugin/src/lib/deliver-snapshot';
+import sendPendingReferralDeliveries from '../../connectors/medusa/plugin/src/jobs/send-pending-referral-deliveries';
+import validateOptions from '../../connectors/medusa/plugin/src/modules/referrals/loaders/validate-options';
 import * as orderCanceled from '../../connectors/medusa/plugin/src/subscribers/order-canceled';
 import * as orderPlaced from '../../connectors/medusa/plugin/src/subscribers/order-placed';
 import * as paymentCaptured from '../../connectors/medusa/plugin/src/subscribers/payment-captured';
@@ -39,7 +40,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await settleDeliveries();
   await close(server);
   await closeTestDatabase();
 });
@@ -52,8 +52,8 @@ async function givenStore(options: { plan?: 'premier' | 'growth'; pluginOptions?
   const db = service.db;
   const brand = await givenBrand(db, { plan: options.plan ?? 'premier', reward_type: 'percentage', reward_value: 10 });
   const advocate = await givenAdvocate(db, brand.brandId);
-  const medusa = new FakeMedusaContainer();
   const pluginOptions = { serviceUrl, brandId: brand.brandId, apiKey: brand.apiKey, retryBaseDelayMs: 20, retryMaxDelayMs: 200, ...options.pluginOptions };
+  const medusa = new FakeMedusaContainer(pluginOptions);
   const order: OrderState = {
     id: `order_${uniqueOrderId()}`,
     email: `buyer-${uniqueOrderId()}@example.com`,
@@ -64,7 +64,8 @@ async function givenStore(options: { plan?: 'premier' | 'growth'; pluginOptions?
   const emit = async (subscriber: SubscriberModule) => {
     medusa.save(order);
     const id = subscriber.config.event === 'payment.captured' || subscriber.config.event === 'payment.refunded' ? paymentIdOf(order.id) : order.id;
-    await subscriber.default({ event: { name: subscriber.config.event as string, data: { id } }, container: medusa.container, pluginOptions });
+    // Medusa 2.21 hands a plugin's subscribers empty options: they must come from the module.
+    await subscriber.default({ event: { name: subscriber.config.event as string, data: { id } }, container: medusa.container, pluginOptions: {} });
   };
   const conversion = () => db('conversions').where({ brand_id: brand.brandId, order_id: order.id }).first();
   const claims = () => db('claims').where({ brand_id: brand.brandId });
@@ -205,47 +206,55 @@ describe('Medusa plugin subscribers, delivering to the service', () => {
     expect(await store.balance()).toBe(0);
   });
 
-  it('keeps retrying with backoff while the service is down, and the delivery lands once it is back', async () => {
-    const store = await givenStore();
+  it('records the delivery while the service is down, and the scheduled job sends it with backoff once it is back', async () => {
     const down = await listen(service.app);
     const port = (down.address() as AddressInfo).port;
     await close(down);
-    const pluginOptions = { serviceUrl: `http://127.0.0.1:${port}`, brandId: store.brand.brandId, apiKey: store.brand.apiKey, retryBaseDelayMs: 50, retryMaxDelayMs: 200 };
+    const store = await givenStore({ pluginOptions: { serviceUrl: `http://127.0.0.1:${port}`, retryBaseDelayMs: 50, retryMaxDelayMs: 200 } });
     store.order.paid = 'all';
-    store.medusa.save(store.order);
+    await store.emit(orderPlaced);
 
-    await orderPlaced.default({ event: { name: 'order.placed', data: { id: store.order.id } }, container: store.medusa.container, pluginOptions });
     expect(await store.conversion()).toBeUndefined();
-    expect(store.medusa.logs.some((log) => log.level === 'warn' && /unreachable/.test(log.message))).toBe(true);
+    const [row] = store.medusa.deliveries.rows;
+    expect(row).toMatchObject({ status: 'pending', attempts: 1, event_name: 'order.placed', order_id: store.order.id, last_error: expect.stringMatching(/unreachable/) });
+    // Backoff: the first retry is due 25–50 ms after the failed attempt, not at once.
+    const waited = row!.next_attempt_at.getTime() - Date.now();
+    expect(waited).toBeGreaterThan(0);
+    expect(waited).toBeLessThanOrEqual(50);
 
-    await new Promise((resolve) => setTimeout(resolve, 300)); // a few retries fail meanwhile
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    await sendPendingReferralDeliveries(store.medusa.container);
+    expect(row).toMatchObject({ status: 'pending', attempts: 2 });
+    expect(row!.next_attempt_at.getTime() - Date.now()).toBeGreaterThan(0);
+
     const back = await listen(service.app, port);
     try {
-      await settleDeliveries();
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, row!.next_attempt_at.getTime() - Date.now()) + 5));
+      await sendPendingReferralDeliveries(store.medusa.container);
     } finally {
       await close(back);
     }
+    expect(row).toMatchObject({ status: 'delivered', attempts: 3, last_error: null });
     expect(await store.conversion()).toMatchObject({ status: 'completed', order_value: '63.00' });
     expect(await store.balance()).toBe(6.3);
   });
 
-  it('gives up at once, with an error in the log, when the service refuses the signature', async () => {
+  it('gives up at once, marking the delivery rejected with the answer, when the service refuses the signature', async () => {
     const store = await givenStore({ pluginOptions: { apiKey: 'rk_not-the-brands-key' } });
     store.order.paid = 'all';
     await store.emit(orderPlaced);
-    await settleDeliveries();
+    await sendPendingReferralDeliveries(store.medusa.container);
 
     expect(await store.conversion()).toBeUndefined();
+    expect(store.medusa.deliveries.rows).toEqual([expect.objectContaining({ status: 'rejected', attempts: 1, last_error: expect.stringMatching(/\(401\).*X-AL-Signature/) })]);
     expect(store.medusa.logs).toContainEqual({ level: 'error', message: expect.stringMatching(/refused .*\(401\).*X-AL-Signature/) });
   });
 
-  it('reports a missing option in the log and sends nothing', async () => {
-    const store = await givenStore({ pluginOptions: { brandId: undefined } });
-    store.order.paid = 'all';
-    await store.emit(orderPlaced);
-
-    expect(store.medusa.queries).toHaveLength(0);
-    expect(store.medusa.logs).toContainEqual({ level: 'error', message: expect.stringMatching(/option brandId is required/) });
+  it('refuses to start without an option, naming it (the module loader runs at Medusa start-up)', async () => {
+    await expect(validateOptions({ options: { serviceUrl, apiKey: 'rk_x' } } as never)).rejects.toThrow('referral plugin option brandId is required');
+    await expect(validateOptions({ options: { brandId: '3f1e6c1a-1111-4222-8333-944455556666', apiKey: 'rk_x' } } as never)).rejects.toThrow(
+      'referral plugin option serviceUrl is required',
+    );
   });
 
   it('reads the order with query.graph, and finds it from the payment on payment events', async () => {

@@ -1,32 +1,29 @@
 import { randomUUID } from 'node:crypto';
 import type { ContainerLike, Logger } from '@medusajs/framework/types';
 import { ContainerRegistrationKeys } from '@medusajs/framework/utils';
-import { type DeliveryResult, deliverSnapshot } from './deliver-snapshot';
+import { REFERRALS_MODULE } from '../modules/referrals';
+import type { AttemptResult } from './deliver-snapshot';
+import { type DeliveryStore, sendDelivery } from './delivery-store';
 import { type OrderSnapshot, type QueryGraph, findOrderIdOfPayment, readOrderGraph } from './order-graph';
-import { type ReferralPluginOptions, parsePluginOptions } from './plugin-options';
 
 /** What a subscriber knows: the event, and which order it is about (payment events name a payment). */
 export interface OrderEvent {
   container: ContainerLike;
-  pluginOptions: Record<string, unknown> | undefined;
   eventName: string;
   subject: { orderId: string } | { paymentId: string };
 }
 
 /** Outcome of one event, for logs and tests; `skipped` when there was nothing to report. */
-export type ReportResult = DeliveryResult | 'skipped';
+export type ReportResult = AttemptResult['outcome'] | 'skipped';
 
-/** Reads the order's current state and delivers it, signed, to the referral service. */
+/**
+ * Reads the order's current state, records the signed delivery in Medusa's database, then sends it
+ * once; what is not accepted now is re-sent by the scheduled job, also after a restart.
+ */
 export async function reportOrderEvent(event: OrderEvent): Promise<ReportResult> {
   const logger = event.container.resolve<Logger>(ContainerRegistrationKeys.LOGGER);
-  let options: ReferralPluginOptions;
-  try {
-    options = parsePluginOptions(event.pluginOptions);
-  } catch (error) {
-    logger.error(`${(error as Error).message}: ${event.eventName} was not reported`);
-    return 'skipped';
-  }
-
+  // The plugin's options reach its module, not its subscribers; the module validated them at start-up.
+  const store = event.container.resolve<DeliveryStore>(REFERRALS_MODULE);
   const query = event.container.resolve<QueryGraph>(ContainerRegistrationKeys.QUERY);
   const orderId = 'orderId' in event.subject ? event.subject.orderId : await findOrderIdOfPayment(query, event.subject.paymentId);
   if (!orderId) {
@@ -44,9 +41,11 @@ export async function reportOrderEvent(event: OrderEvent): Promise<ReportResult>
     event_id: randomUUID(),
     event_name: event.eventName,
     occurred_at: new Date().toISOString(),
-    conversion_trigger: options.conversionTrigger,
+    conversion_trigger: store.options.conversionTrigger,
     order,
   };
   // BigNumber amounts serialise through their toJSON; the service accepts numbers, strings and raw values.
-  return deliverSnapshot(JSON.stringify(snapshot), options, logger);
+  const body = JSON.stringify(snapshot);
+  const delivery = await store.recordDelivery({ brand_id: store.options.brandId, event_name: event.eventName, order_id: orderId, body });
+  return sendDelivery(store, delivery, logger);
 }
