@@ -2,10 +2,11 @@ import type { Session, Shopify } from '@shopify/shopify-api';
 import { decryptSecret } from '../../core/brands/key-encryption';
 import type { Executor } from '../../core/db/transaction';
 import { Invalid, NotFound } from '../../core/errors';
-import { freshOfflineSession } from './fresh-session';
+import { findClientId } from './client-credentials';
+import { freshClientCredentialsSession, freshOfflineSession } from './fresh-session';
 import { KnexSessionStorage } from './session-storage';
 import { type ShopifyAppConfig } from './shopify-config';
-import { customShopifyApp, publicShopifyApp } from './shopify-library';
+import { clientCredentialsShopifyApp, customShopifyApp, publicShopifyApp } from './shopify-library';
 import { findBrandShopLink } from './shop-links';
 
 /** A shop's GraphQL Admin API, through the library's client. */
@@ -34,7 +35,8 @@ export function customAdminApi(shop: string, accessToken: string, apiSecret: str
 
 /**
  * The Admin API of the shop linked to a brand, with a fresh token: the public app's offline
- * session (refreshed as needed), or the custom app connected with `shopify connect`.
+ * session (refreshed as needed), or the custom app connected with `shopify connect` (a client-
+ * credentials token renewed as needed, or a legacy permanent token).
  */
 export async function adminApiForBrand(
   db: Executor,
@@ -46,6 +48,11 @@ export async function adminApiForBrand(
   if (link.status === 'uninstalled') throw new Invalid(`the app was uninstalled from ${link.shop_domain}`);
   const storage = new KnexSessionStorage(db, options.encryptionSecret);
   if (link.app_kind === 'custom') {
+    const clientId = await findClientId(db, link.brand_id, link.shop_domain);
+    if (clientId && link.api_secret_encrypted) {
+      const shopify = clientCredentialsShopifyApp(clientId, decryptSecret(link.api_secret_encrypted, options.encryptionSecret));
+      return adminApiFor(shopify, await freshClientCredentialsSession(shopify, storage, link.shop_domain));
+    }
     const [session] = await storage.findSessionsByShop(link.shop_domain);
     if (!session?.accessToken || !link.api_secret_encrypted) throw new NotFound(`no access token stored for ${link.shop_domain}`);
     return customAdminApi(link.shop_domain, session.accessToken, decryptSecret(link.api_secret_encrypted, options.encryptionSecret));

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { type ConversionInput, conversionInputSchema } from '../../core/conversions/conversion-input';
 import { Invalid } from '../../core/errors';
-import { type Cents, amountFromCents, centsFromDecimal, toCents } from '../../core/money';
+import { type Cents, amountFromCents, centsFromDecimal, prorate, toCents } from '../../core/money';
 import { idString } from './parse-lossless-json';
-import { type ShopifyLineItem, type ShopifyOrder, orderSchema } from './shopify-payloads';
+import { type MoneySet, type ShopifyLineItem, type ShopifyOrder, orderSchema } from './shopify-payloads';
 
 /** An orders/paid body mapped to the core's input, plus the codes attribution may choose from. */
 export interface MappedPaidOrder {
@@ -12,6 +12,8 @@ export interface MappedPaidOrder {
   redeemed_codes: string[];
   /** Codes the shopper carried, best first: cart attributes, then landing_site parameters. */
   carried_codes: string[];
+  /** A test order (`test: true`): a sale only where the brand counts test orders. */
+  test: boolean;
 }
 
 const CART_CODE_ATTRIBUTES = ['ref', 'referral_code'];
@@ -38,40 +40,62 @@ export function parsePayload<T extends z.ZodType>(schema: T, body: unknown, what
 }
 
 /**
- * orders/paid → the conversion the REST API would record for the same order. Returns null when
- * the order has no customer email (a conversion is always about a customer).
+ * orders/paid → the conversion the REST API would record for the same order, in the shop's
+ * currency (the `*_set.shop_money` amounts; the buyer's currency is kept for display). The value
+ * is the order after edits (`current_*`), before the refunds its body already shows (those come
+ * as refunds/create), without gift cards (selling one is not a sale). No email: the customer is
+ * whoever the order names (customer id, phone), attributed by the codes it carries.
  */
-export function mapPaidOrder(body: unknown, shopDomain: string): MappedPaidOrder | null {
+export function mapPaidOrder(body: unknown, shopDomain: string): MappedPaidOrder {
   const order = parsePayload(orderSchema, body, 'orders/paid');
   const email = [order.email, order.contact_email, order.customer?.email].find((value) => value && value.trim() !== '');
-  if (!email) return null;
   const orderId = idString(order.id);
   if (!orderId) throw new Invalid('orders/paid: id is missing');
 
+  const refunded = refundedInBody(order);
+  const lines = (order.line_items ?? []).map((item, index) => paidLine(item, index, refunded.quantities));
+  const giftCards = lines.filter((line) => line.gift_card).reduce((sum, line) => sum + line.revenue, 0);
+  const current = (set: MoneySet | null | undefined, field: string) => (set?.shop_money?.amount == null ? null : centsOf(set.shop_money.amount, `${field}.shop_money.amount`));
+  const currentTotal = current(order.current_total_price_set, 'current_total_price_set');
+  const currentSubtotal = current(order.current_subtotal_price_set, 'current_subtotal_price_set');
+  const total = currentTotal !== null ? currentTotal + refunded.total : shopCents(order.total_price_set, order.total_price, 'total_price');
+  const subtotal =
+    currentSubtotal !== null
+      ? currentSubtotal + refunded.subtotal
+      : order.subtotal_price == null && order.subtotal_price_set == null
+        ? null
+        : shopCents(order.subtotal_price_set, order.subtotal_price, 'subtotal_price');
+
   const coupons = (order.discount_codes ?? []).map((discount, index) => ({
     code: discount.code,
-    discount_amount: amountFromCents(centsOf(discount.amount, `discount_codes.${index}.amount`)),
+    discount_amount: amountFromCents(codeDiscountCents(order, discount.code) ?? centsOf(discount.amount, `discount_codes.${index}.amount`)),
   }));
   const cart = noteAttributes(order);
+  const presentment = order.current_total_price_set?.presentment_money ?? order.total_price_set?.presentment_money;
   const conversion = conversionInputSchema.parse({
-    email: email.trim(),
+    email: email ? email.trim() : null,
     customer_name: customerName(order),
     order_id: orderId,
-    order_value: amountFromCents(centsOf(order.total_price, 'total_price')),
-    order_subtotal: order.subtotal_price == null ? null : amountFromCents(centsOf(order.subtotal_price, 'subtotal_price')),
+    order_value: amountFromCents(total - giftCards),
+    order_subtotal: subtotal === null ? null : amountFromCents(subtotal - giftCards),
     discount_applied: amountFromCents(coupons.reduce((sum, coupon) => sum + toCents(coupon.discount_amount), 0)),
-    total_discount: amountFromCents(centsOf(order.total_discounts, 'total_discounts')),
+    total_discount: amountFromCents(shopCents(order.total_discounts_set, order.total_discounts, 'total_discounts')),
     visitor_id: cart.get('visitor_id') ?? null,
-    products: (order.line_items ?? []).map(productLine),
+    products: lines.filter((line) => !line.gift_card && line.product.quantity > 0).map((line) => line.product),
     coupons_applied: coupons,
-    currency: order.currency ?? null,
+    currency: order.currency ?? order.total_price_set?.shop_money?.currency_code ?? null,
     source: 'shopify',
     status: 'completed',
     metadata: {
       shop: shopDomain,
       order_name: order.name ?? null,
-      total_tax: amountFromCents(centsOf(order.total_tax, 'total_tax')),
+      total_tax: amountFromCents(shopCents(order.total_tax_set, order.total_tax, 'total_tax')),
       shipping: amountFromCents(shippingCents(order)),
+      // The buyer's currency and total, for display: amounts we count are the shop's.
+      presentment_currency: order.presentment_currency ?? presentment?.currency_code ?? null,
+      ...(presentment?.amount != null ? { presentment_total: amountFromCents(centsOf(presentment.amount, 'presentment_money.amount')) } : {}),
+      ...(giftCards > 0 ? { gift_cards_excluded: amountFromCents(giftCards) } : {}),
+      ...(email ? {} : { customer: { id: idString(order.customer?.id), phone: order.phone ?? order.customer?.phone ?? null } }),
       ...(order.test ? { test: true } : {}),
     },
   });
@@ -79,7 +103,53 @@ export function mapPaidOrder(body: unknown, shopDomain: string): MappedPaidOrder
     ...CART_CODE_ATTRIBUTES.map((name) => cart.get(name)),
     ...landingParameters(order.landing_site),
   ].filter((code): code is string => typeof code === 'string' && code.trim() !== '');
-  return { conversion, redeemed_codes: coupons.map((coupon) => coupon.code), carried_codes: unique(carried.map((code) => code.trim())) };
+  return {
+    conversion,
+    redeemed_codes: coupons.map((coupon) => coupon.code),
+    carried_codes: unique(carried.map((code) => code.trim())),
+    test: order.test === true,
+  };
+}
+
+/** A MoneyBag's shop amount, else the plain field (reconcile's shape carries shop money there). */
+export function shopCents(set: MoneySet | null | undefined, plain: string | number | null | undefined, field: string): Cents {
+  const amount = set?.shop_money?.amount;
+  return amount != null ? centsOf(amount, `${field}_set.shop_money.amount`) : centsOf(plain, field);
+}
+
+/** What the refunds already in the body gave back (shop money), and how many units of each line. */
+function refundedInBody(order: ShopifyOrder) {
+  const quantities = new Map<string, number>();
+  let subtotal = 0;
+  let total = 0;
+  for (const [at, refund] of (order.refunds ?? []).entries()) {
+    for (const [index, line] of (refund.refund_line_items ?? []).entries()) {
+      const field = `refunds.${at}.refund_line_items.${index}`;
+      const lineSubtotal = shopCents(line.subtotal_set, null, `${field}.subtotal`);
+      subtotal += lineSubtotal;
+      total += lineSubtotal + shopCents(line.total_tax_set, null, `${field}.total_tax`);
+      const lineId = idString(line.line_item_id);
+      if (lineId) quantities.set(lineId, (quantities.get(lineId) ?? 0) + (line.quantity ?? 0));
+    }
+    for (const [index, line] of (refund.refund_shipping_lines ?? []).entries()) {
+      total += shopCents(line.subtotal_amount_set, null, `refunds.${at}.refund_shipping_lines.${index}.subtotal_amount`);
+    }
+  }
+  return { quantities, subtotal, total };
+}
+
+/** A discount code's amount in shop money: the line allocations of its discount application. */
+function codeDiscountCents(order: ShopifyOrder, code: string): Cents | null {
+  const applications = order.discount_applications ?? [];
+  let cents: Cents | null = null;
+  for (const [index, item] of (order.line_items ?? []).entries()) {
+    for (const [at, allocation] of (item.discount_allocations ?? []).entries()) {
+      const application = applications[allocation.discount_application_index ?? -1];
+      if (application?.type !== 'discount_code' || application.code?.toLowerCase() !== code.toLowerCase()) continue;
+      cents = (cents ?? 0) + shopCents(allocation.amount_set, allocation.amount, `line_items.${index}.discount_allocations.${at}.amount`);
+    }
+  }
+  return cents;
 }
 
 function customerName(order: ShopifyOrder): string | null {
@@ -115,28 +185,38 @@ export function landingParameters(landingSite: string | null | undefined): strin
   return LANDING_CODE_PARAMETERS.map((name) => params.get(name)).filter((code): code is string => Boolean(code));
 }
 
-function productLine(item: ShopifyLineItem, index: number) {
-  const unit = centsOf(item.price, `line_items.${index}.price`);
+/** A line as paid (after edits, before refunds): its units, its revenue in shop money, its product line. */
+function paidLine(item: ShopifyLineItem, index: number, refundedUnits: Map<string, number>) {
+  const lineId = idString(item.id);
+  const units = item.current_quantity == null ? item.quantity : item.current_quantity + (refundedUnits.get(lineId ?? '') ?? 0);
+  const unit = shopCents(item.price_set, item.price, `line_items.${index}.price`);
   const allocations = (item.discount_allocations ?? []).map((allocation, at) => ({
-    amount: amountFromCents(centsOf(allocation.amount, `line_items.${index}.discount_allocations.${at}.amount`)),
+    amount: amountFromCents(shopCents(allocation.amount_set, allocation.amount, `line_items.${index}.discount_allocations.${at}.amount`)),
     discount_application_index: allocation.discount_application_index ?? null,
   }));
-  const discount = allocations.reduce((sum, allocation) => sum + toCents(allocation.amount), 0);
+  const allocated = allocations.reduce((sum, allocation) => sum + toCents(allocation.amount), 0);
+  // Allocations are for the units ordered; an edit that removed some keeps its share.
+  const discount = units === item.quantity ? allocated : prorate(allocated, units, item.quantity);
+  const revenue = unit * units - discount;
   const attributes: Record<string, unknown> = {
-    line_item_id: idString(item.id),
+    line_item_id: lineId,
     product_id: idString(item.product_id),
     variant_id: idString(item.variant_id),
     variant_title: item.variant_title ?? null,
     discount_allocations: allocations,
   };
   return {
-    name: item.title || item.name || 'item',
-    quantity: item.quantity,
-    price: amountFromCents(unit),
-    // The line's revenue: what the shopper paid for it after its discount allocations.
-    line_total: amountFromCents(unit * item.quantity - discount),
-    ...(item.sku ? { sku: item.sku } : {}),
-    attributes,
+    gift_card: item.gift_card === true,
+    revenue,
+    product: {
+      name: item.title || item.name || 'item',
+      quantity: units,
+      price: amountFromCents(unit),
+      // The line's revenue: what the shopper paid for it after its discount allocations.
+      line_total: amountFromCents(revenue),
+      ...(item.sku ? { sku: item.sku } : {}),
+      attributes,
+    },
   };
 }
 

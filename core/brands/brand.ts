@@ -23,6 +23,8 @@ export const brandSettingsSchema = z.object({
   referee_discount_cap: z.number().nonnegative().nullable(),
   attribution_model: z.enum(ATTRIBUTION_MODELS),
   attribution_window_days: z.number().int().positive(),
+  /** A platform's test orders (Shopify `test: true`) count as sales: off by default, for trying the setup out. */
+  count_test_orders: z.boolean(),
 });
 export type BrandSettings = z.infer<typeof brandSettingsSchema>;
 
@@ -47,6 +49,7 @@ interface BrandRow {
   referee_discount_cap: string | null;
   attribution_model: AttributionModel;
   attribution_window_days: number;
+  count_test_orders: boolean;
   created_at: Date;
 }
 
@@ -65,6 +68,7 @@ function toBrand(row: BrandRow): Brand {
     referee_discount_cap: optional(row.referee_discount_cap),
     attribution_model: row.attribution_model,
     attribution_window_days: row.attribution_window_days,
+    count_test_orders: row.count_test_orders,
     created_at: new Date(row.created_at).toISOString(),
   };
 }

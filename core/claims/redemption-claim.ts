@@ -15,7 +15,7 @@ export function claimForRedemption(
   trx: Knex.Transaction,
   brand: Brand,
   owner: ReferralCodeOwner,
-  order: ConversionInput,
+  order: ConversionInput & { email: string },
   source: string,
 ): Promise<ClaimRecord> {
   const paid = toCents(order.order_value);

@@ -58,7 +58,7 @@ export async function findReferrer(db: Executor, brand: Brand, input: Conversion
   const carriedCode = carried.find(ownerOf);
   if (carriedCode) return { via: 'referral_code', owner: ownerOf(carriedCode)!, redeemed: false };
 
-  const pending = await newestPendingClaim(db, brandId, normalizeEmail(input.email), window);
+  const pending = input.email === null ? null : await newestPendingClaim(db, brandId, normalizeEmail(input.email), window);
   if (pending) return { via: 'pending_claim', claim: pending };
 
   const visited = input.visitor_id ? await lastVisitReferrer(db, brandId, input.visitor_id, window) : null;

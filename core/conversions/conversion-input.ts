@@ -27,7 +27,8 @@ export const couponEntrySchema = z.object({
 export type CouponEntry = z.infer<typeof couponEntrySchema>;
 
 export const conversionInputSchema = z.object({
-  email: z.string(),
+  /** null only for a platform order without one (attributed by its referral code); the REST API requires it. */
+  email: z.string().nullable(),
   customer_name: z.string().nullish(),
   /** null: the alternate form without order_id, deduplicated by content_hash for 24 h. */
   order_id: z.string().nullable(),

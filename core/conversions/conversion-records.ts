@@ -69,7 +69,7 @@ function referrerReward(brand: Brand, input: ConversionInput, attribution: Attri
   if (input.referrer_reward_paid != null) return toCents(input.referrer_reward_paid);
   // An advocate spending their own reward, or a customer using their own code, earns nothing.
   if (input.type === 'advocate') return 0;
-  if (attribution.advocate_email_normalized === normalizeEmail(input.email)) return 0;
+  if (input.email !== null && attribution.advocate_email_normalized === normalizeEmail(input.email)) return 0;
   return brand.reward_type === 'percentage' ? percentOf(orderValue, brand.reward_value) : toCents(brand.reward_value);
 }
 
@@ -105,8 +105,8 @@ export async function insertConversion(
       claim_id: attribution.claim?.claim_id ?? null,
       referral_code: attribution.referral_code,
       visitor_id: input.visitor_id ?? null,
-      email: input.email.trim(),
-      email_normalized: normalizeEmail(input.email),
+      email: input.email?.trim() ?? null,
+      email_normalized: input.email === null ? null : normalizeEmail(input.email),
       customer_name: input.customer_name ?? null,
       type: input.type,
       status: input.status,

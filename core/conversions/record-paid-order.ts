@@ -64,9 +64,12 @@ async function attributionOf(trx: Knex.Transaction, brand: Brand, order: PaidOrd
     return { advocate_id: claim.advocate_id, advocate_email_normalized: null, referral_code: claim.referral_code, claim, via: referrer.via };
   }
   const { owner } = referrer;
+  const email = order.conversion.email;
+  // A claim is about a customer's email: an email-less platform order is a conversion without one.
+  if (email === null) return { advocate_id: owner.advocate_id, advocate_email_normalized: owner.advocate_email_normalized, referral_code: owner.code, claim: null, via: referrer.via };
   const claimSource = referrer.redeemed && planAllows(brand.plan, 'claims') ? order.claim_source : null;
   const claim: ClaimRecord | null = claimSource
-    ? await claimForRedemption(trx, brand, owner, order.conversion, claimSource)
-    : await newestPendingClaim(trx, brand.brand_id, normalizeEmail(order.conversion.email), brand.attribution_window_days, owner.advocate_id);
+    ? await claimForRedemption(trx, brand, owner, { ...order.conversion, email }, claimSource)
+    : await newestPendingClaim(trx, brand.brand_id, normalizeEmail(email), brand.attribution_window_days, owner.advocate_id);
   return { advocate_id: owner.advocate_id, advocate_email_normalized: owner.advocate_email_normalized, referral_code: owner.code, claim, via: referrer.via };
 }

@@ -10,6 +10,12 @@ import type { Command } from './command';
 
 const REWARD_TYPES = ['fixed', 'percentage'] as const;
 
+/** --flag yes|no → true/false; absent → undefined. */
+function yesNoFlag(flags: Parameters<Command['run']>[0], name: string): boolean | undefined {
+  const choice = choiceFlag(flags, name, ['yes', 'no'] as const);
+  return choice === undefined ? undefined : choice === 'yes';
+}
+
 function brandSettingsFlags(flags: Parameters<Command['run']>[0]) {
   const settings = {
     reward_type: choiceFlag(flags, 'reward-type', REWARD_TYPES),
@@ -20,6 +26,7 @@ function brandSettingsFlags(flags: Parameters<Command['run']>[0]) {
     referee_discount_cap: numberFlag(flags, 'referee-discount-cap'),
     attribution_model: choiceFlag(flags, 'attribution-model', ['last_click', 'first_click'] as const),
     attribution_window_days: numberFlag(flags, 'attribution-window-days', { integer: true }),
+    count_test_orders: yesNoFlag(flags, 'count-test-orders'),
   };
   if (settings.attribution_window_days === 0) throw new CliError('--attribution-window-days must be at least 1');
   for (const percentKey of [['reward_type', 'reward_value'], ['referee_discount_type', 'referee_discount_value']] as const) {
@@ -70,7 +77,7 @@ export const coreCommands: Record<string, Command> = {
     usage:
       'brand settings --brand ID [--plan P] [--attribution-model last_click|first_click] [--attribution-window-days N] ' +
       '[--referee-discount-type fixed|percentage] [--referee-discount-value V] [--referee-min-purchase V] ' +
-      '[--referee-discount-cap V] [--reward-type fixed|percentage] [--reward-value V] [--json]',
+      '[--referee-discount-cap V] [--reward-type fixed|percentage] [--reward-value V] [--count-test-orders yes|no] [--json]',
     async run(flags, { db }) {
       const brandId = brandFlag(flags);
       const plan = choiceFlag(flags, 'plan', PLANS);

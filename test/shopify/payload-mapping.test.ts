@@ -17,8 +17,10 @@ describe('Shopify payload mapping (pure, on the published fixtures)', () => {
       email: 'bob.norman@mail.example.com',
       customer_name: 'Bob Norman',
       order_id: '450789469',
+      // current_total_price_set 199.65 + the refund the body shows (195.66 + 3.98 + 195.67 + 3.98).
       order_value: 598.94,
-      order_subtotal: 597,
+      // Shopify's subtotal is after discounts: 195.66 + 195.67 + 195.67.
+      order_subtotal: 587,
       discount_applied: 10,
       total_discount: 10,
       currency: 'USD',
@@ -47,9 +49,11 @@ describe('Shopify payload mapping (pure, on the published fixtures)', () => {
     expect(conversion.products.map((line) => line.line_total)).toEqual([195.66, 195.67, 195.67]);
   });
 
-  it('maps the documented orders/paid sample: contact email, shipping from total_shipping_price_set, two lines', () => {
-    const { conversion, redeemed_codes, carried_codes } = mapPaidOrder(parseLosslessJson(fixtureText('orders-paid.webhook-sample.json')), SHOP)!;
-    expect(conversion).toMatchObject({ email: 'jon@example.com', order_value: 388, order_subtotal: 388, total_discount: 20, discount_applied: 0 });
+  it('maps the documented orders/paid sample: contact email, current_* totals, shipping from total_shipping_price_set, two lines', () => {
+    const { conversion, redeemed_codes, carried_codes, test } = mapPaidOrder(parseLosslessJson(fixtureText('orders-paid.webhook-sample.json')), SHOP)!;
+    // current_total_price 398.00 and current_subtotal_price 398.00 (total_price 388.00 is before edits).
+    expect(conversion).toMatchObject({ email: 'jon@example.com', order_value: 398, order_subtotal: 398, total_discount: 20, discount_applied: 0, currency: 'USD' });
+    expect(test).toBe(true);
     expect(conversion.metadata).toMatchObject({ shipping: 10, total_tax: 0, test: true });
     expect(conversion.products.map((line) => [line.name, line.quantity, line.price, line.sku])).toEqual([
       ['IPod Nano - 8GB', 1, 199, 'IPOD2008PINK'],
@@ -71,7 +75,7 @@ describe('Shopify payload mapping (pure, on the published fixtures)', () => {
     expect(conversion.products[0]!.attributes.line_item_id).toBe('866550311766439020');
   });
 
-  it('takes the email from email, then contact_email, then customer.email; none → not a conversion', () => {
+  it('takes the email from email, then contact_email, then customer.email; none → recorded with the customer id and phone it has', () => {
     const base = fixtureText('orders-paid.webhook-sample.json');
     const fromCustomer = variant(base, (order) => {
       order.email = null;
@@ -82,9 +86,13 @@ describe('Shopify payload mapping (pure, on the published fixtures)', () => {
     const none = variant(base, (order) => {
       order.email = null;
       order.contact_email = null;
-      order.customer = null;
+      order.phone = '+16135550142';
+      order.customer.email = null;
+      order.customer.id = exactNumber('115310627314723954');
     });
-    expect(mapPaidOrder(parseLosslessJson(none), SHOP)).toBeNull();
+    const emailless = mapPaidOrder(parseLosslessJson(none), SHOP).conversion;
+    expect(emailless.email).toBeNull();
+    expect(emailless.metadata.customer).toEqual({ id: '115310627314723954', phone: '+16135550142' });
   });
 
   it('collects carried codes: cart attributes ref, referral_code, then landing_site ref, referral, adv, advocate', () => {
@@ -104,8 +112,15 @@ describe('Shopify payload mapping (pure, on the published fixtures)', () => {
     expect(landingParameters('::not a url::?ref=X')).toEqual(['X']);
   });
 
-  it('refuses an order whose total_price is not an amount, naming the field', () => {
+  it('refuses an order whose total is not an amount, naming the field', () => {
+    const setBroken = variant(fixtureText('orders-paid.webhook-sample.json'), (order) => {
+      order.current_total_price_set.shop_money.amount = 'lots';
+    });
+    expect(() => mapPaidOrder(parseLosslessJson(setBroken), SHOP)).toThrow(new Invalid('current_total_price_set.shop_money.amount is not an amount: "lots"'));
+    // Reconcile's shape: shop money in the plain fields, no sets.
     const text = variant(fixtureText('orders-paid.webhook-sample.json'), (order) => {
+      delete order.current_total_price_set;
+      delete order.total_price_set;
       order.total_price = 'lots';
     });
     expect(() => mapPaidOrder(parseLosslessJson(text), SHOP)).toThrow(new Invalid('total_price is not an amount: "lots"'));

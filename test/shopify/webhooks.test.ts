@@ -48,7 +48,8 @@ describe('POST /shopify/webhooks', () => {
       email: 'bob.norman@mail.example.com',
       customer_name: 'Bob Norman',
       order_value: '598.94',
-      order_subtotal: '597.00',
+      // Shopify's subtotal is after discounts: the three lines' 195.66 + 195.67 + 195.67.
+      order_subtotal: '587.00',
       discount_applied: '10.00',
       total_discount: '10.00',
       currency: 'USD',
@@ -166,6 +167,7 @@ describe('POST /shopify/webhooks', () => {
     const shop = await premierShopWithTenoff();
     const order = variant(ORDERS_PAID_SAMPLE, (payload) => {
       payload.id = exactNumber('820982911946154508');
+      payload.test = false;
       payload.discount_codes = [{ code: 'tenoff', amount: '20.00', type: 'fixed_amount' }];
     });
     expect(order).toContain('"id":820982911946154508');
@@ -173,7 +175,7 @@ describe('POST /shopify/webhooks', () => {
     await processInbox(context.app.db, { brandId: shop.brandId });
     expect(await inboxRow(context.app.db, shop.brandId, 'big-1')).toMatchObject({ order_id: '820982911946154508', outcome: 'conversion_recorded' });
     const conversion = await conversionOf(shop.brandId, '820982911946154508');
-    expect(conversion).toMatchObject({ order_value: '388.00', referral_code: 'TENOFF' });
+    expect(conversion).toMatchObject({ order_value: '398.00', referral_code: 'TENOFF' }); // current_total_price_set
     expect(await conversionOf(shop.brandId, '820982911946154500')).toBeUndefined();
 
     await sendWebhook(context.app, refundOf('820982911946154508', '890088186047892319', '100.00'), { topic: 'refunds/create', shop: shop.shop, webhookId: 'big-r' });
@@ -270,10 +272,10 @@ describe('POST /shopify/webhooks', () => {
 
   it('a payload that can never be processed is marked failed at once; --retry puts it back in line', async () => {
     const shop = await premierShopWithTenoff();
-    const broken = variant(ORDER_WITH_TENOFF, (order) => (order.total_price = 'lots'));
+    const broken = variant(ORDER_WITH_TENOFF, (order) => (order.current_total_price_set.shop_money.amount = 'lots'));
     await sendWebhook(context.app, broken, { topic: 'orders/paid', shop: shop.shop, webhookId: 'broken' });
     expect(await processInbox(context.app.db, { brandId: shop.brandId })).toMatchObject({ failed: 1 });
-    expect(await inboxRow(context.app.db, shop.brandId, 'broken')).toMatchObject({ status: 'failed', last_error: 'total_price is not an amount: "lots"' });
+    expect(await inboxRow(context.app.db, shop.brandId, 'broken')).toMatchObject({ status: 'failed', last_error: 'current_total_price_set.shop_money.amount is not an amount: "lots"' });
 
     const cli = await referrals(context.app, ['shopify', 'inbox', '--brand', shop.brandId, '--retry', 'broken', '--json']);
     expect(cli.code).toBe(0);

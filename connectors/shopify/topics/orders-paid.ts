@@ -7,11 +7,13 @@ import type { TopicHandler } from './topic-handler';
  * (plans with claims): the same core call every other channel makes. Attribution takes a redeemed
  * referral code first; without one, the first code the shopper carried (cart attribute, then
  * landing page) that the brand knows. Unknown carried codes are ignored: a shopper's URL is not a
- * claim we were asked to verify.
+ * claim we were asked to verify. Test orders are sales only where the brand counts them.
  */
 export const handleOrdersPaid: TopicHandler = async (trx, brand, delivery, body) => {
   const mapped = mapPaidOrder(body, delivery.shop_domain);
-  if (!mapped) return { outcome: 'ignored: the order has no customer email' };
+  if (mapped.test && !brand.count_test_orders) {
+    return { outcome: 'ignored: a test order (the brand does not count test orders)', result: { order_id: mapped.conversion.order_id } };
+  }
   const { result, claim_id } = await recordPaidOrder(trx, brand, {
     conversion: mapped.conversion,
     redeemed_codes: mapped.redeemed_codes,
