@@ -1,6 +1,7 @@
 import { inTransaction } from '../../core/db/transaction';
 import { CliError, type Command, brandFlag, choiceFlag, numberFlag, optionalFlag, requiredFlag } from '../../server/http';
-import { adminApiForBrand, customAdminApi } from './admin-api';
+import { adminApiForBrand } from './admin-api';
+import { customAppCredentials } from './custom-app-credentials';
 import { inboxCounts, listInbox, requeueDelivery } from './inbox';
 import { connectCustomApp } from './install-shop';
 import { processInbox } from './process-inbox';
@@ -23,17 +24,16 @@ export function progressBar(done: number, total: number | null, width = 30): str
 export function shopifyCommands(settings: ShopifySettings): Record<string, Command> {
   return {
     'shopify connect': {
-      usage: 'shopify connect --brand ID --shop x.myshopify.com --access-token TOKEN --api-secret SECRET [--app-url URL] [--json]',
-      async run(flags, { db, config }) {
+      usage:
+        'shopify connect --brand ID --shop x.myshopify.com (--client-id ID --client-secret SECRET | --access-token TOKEN --api-secret SECRET) [--app-url URL] [--json]',
+      async run(flags, { db, config, progress }) {
         const brandId = brandFlag(flags);
         const shop = normalizeShopDomain(requiredFlag(flags, 'shop'));
         if (!shop) throw new CliError('--shop must be the shop\'s myshopify.com domain, like example.myshopify.com');
-        const accessToken = requiredFlag(flags, 'access-token');
-        const apiSecret = requiredFlag(flags, 'api-secret');
         const appUrl = optionalFlag(flags, 'app-url') ?? settings.webhookOrigin;
         if (appUrl && !/^https?:\/\/[^/\s]+\/?$/.test(appUrl)) throw new CliError(`--app-url must be the service's origin, like https://referrals.example.com (got "${appUrl}")`);
 
-        const api = customAdminApi(shop, accessToken, apiSecret);
+        const { api, apiSecret, stored } = await customAppCredentials(flags, shop, progress);
         let shopName: string;
         try {
           ({ shop: { name: shopName } } = await api.request<{ shop: { name: string } }>('#graphql\n query ConnectedShop { shop { name } }'));
@@ -41,7 +41,7 @@ export function shopifyCommands(settings: ShopifySettings): Record<string, Comma
           throw new Error(`Shopify refused the access token for ${shop}: ${(error as Error).message}`);
         }
         await inTransaction(db, (trx) =>
-          connectCustomApp(trx, { brandId, shop, accessToken, apiSecret, encryptionSecret: config.keyEncryptionSecret }),
+          connectCustomApp(trx, { brandId, shop, apiSecret, encryptionSecret: config.keyEncryptionSecret, ...stored }),
         );
         const webhooks = appUrl
           ? await subscribeAndRecord(db, { brand_id: brandId, shop_domain: shop }, api, webhookUrl(appUrl))

@@ -4,6 +4,7 @@ import { createApiKey } from '../../core/brands/api-keys';
 import { type Brand, type Plan, createBrand, getBrand, updateBrand } from '../../core/brands/brand';
 import { encryptSecret } from '../../core/brands/key-encryption';
 import { Conflict } from '../../core/errors';
+import { saveClientId } from './client-credentials';
 import { KnexSessionStorage } from './session-storage';
 import { findShopLink, lockShop, saveShopLink } from './shop-links';
 
@@ -48,12 +49,16 @@ export async function installShop(
 }
 
 /**
- * `shopify connect`: links an existing brand to a shop through the merchant's own custom app
- * (its Admin API token and its API secret, which signs its webhooks).
+ * `shopify connect`: links an existing brand to a shop through the merchant's own custom app: a
+ * Dev Dashboard app (its client id, its first client-credentials session) or a legacy permanent
+ * Admin API token; either way with its secret, which signs its webhooks.
  */
 export async function connectCustomApp(
   trx: Knex.Transaction,
-  input: { brandId: string; shop: string; accessToken: string; apiSecret: string; encryptionSecret: string },
+  input: { brandId: string; shop: string; apiSecret: string; encryptionSecret: string } & (
+    | { accessToken: string }
+    | { clientId: string; session: Session }
+  ),
 ): Promise<Brand> {
   await lockShop(trx, input.shop);
   const brand = await getBrand(trx, input.brandId);
@@ -68,8 +73,11 @@ export async function connectCustomApp(
     api_secret_encrypted: encryptSecret(input.apiSecret, input.encryptionSecret),
     created_brand: link?.created_brand ?? false,
   });
+  await saveClientId(trx, brand.brand_id, input.shop, 'clientId' in input ? input.clientId : null);
   await new KnexSessionStorage(trx, input.encryptionSecret).storeSession(
-    new Session({ id: `offline_${input.shop}`, shop: input.shop, state: '', isOnline: false, accessToken: input.accessToken }),
+    'session' in input
+      ? input.session
+      : new Session({ id: `offline_${input.shop}`, shop: input.shop, state: '', isOnline: false, accessToken: input.accessToken }),
   );
   return brand.status === 'active' ? brand : updateBrand(trx, brand.brand_id, { status: 'active' });
 }

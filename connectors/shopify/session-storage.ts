@@ -1,5 +1,7 @@
 import { Session } from '@shopify/shopify-api';
+import type { Knex } from 'knex';
 import { decryptSecret, encryptSecret } from '../../core/brands/key-encryption';
+import { lockKey } from '../../core/db/advisory-lock';
 import type { Executor } from '../../core/db/transaction';
 import { findShopLink } from './shop-links';
 
@@ -48,6 +50,17 @@ export class KnexSessionStorage {
       .onConflict(['brand_id', 'session_id'])
       .merge({ ...row, updated_at: this.db.fn.now() });
     return true;
+  }
+
+  /**
+   * Runs `work` in a transaction holding the shop's token lock (every process, every server),
+   * with a storage on that transaction: one token renewal per shop at a time.
+   */
+  async exclusively<T>(shop: string, work: (storage: KnexSessionStorage) => Promise<T>): Promise<T> {
+    return (this.db as Knex).transaction(async (trx) => {
+      await lockKey(trx, `shopify-token:${shop}`);
+      return work(new KnexSessionStorage(trx, this.encryptionSecret));
+    });
   }
 
   async loadSession(id: string): Promise<Session | undefined> {

@@ -46,3 +46,26 @@ export function customShopifyApp(accessToken: string, apiSecret: string): Shopif
     logger: quietLogger,
   });
 }
+
+const clientCredentialsApps = new Map<string, Shopify>();
+
+/**
+ * The library configured as a merchant's Dev Dashboard app (its client id and secret): it obtains
+ * 24-hour tokens by the client-credentials grant and calls the Admin API with them.
+ */
+export function clientCredentialsShopifyApp(clientId: string, clientSecret: string): Shopify {
+  const cacheKey = JSON.stringify([clientId, clientSecret]);
+  let app = clientCredentialsApps.get(cacheKey);
+  if (!app) {
+    app = shopifyApi({
+      apiKey: clientId,
+      apiSecretKey: clientSecret,
+      hostName: 'localhost',
+      apiVersion: SHOPIFY_API_VERSION,
+      isEmbeddedApp: false,
+      logger: quietLogger,
+    });
+    clientCredentialsApps.set(cacheKey, app);
+  }
+  return app;
+}
