@@ -7,6 +7,7 @@ import * as medusa from './20261126_0005_medusa';
 import * as rewardLedgerByConversion from './20261127_0006_reward_ledger_by_conversion';
 import * as redemptionReturns from './20261128_0007_redemption_returns';
 import * as statusChecks from './20261129_0008_status_checks';
+import * as shopifyWebhookSubscriptions from './20261130_0009_shopify_webhook_subscriptions';
 import * as shopifySalesAndShopMoney from './20261201_0010_shopify_sales_and_shop_money';
 import * as shopifyDeliveryIdentityAndDataRequests from './20261202_0011_shopify_delivery_identity_and_data_requests';
 
@@ -26,6 +27,7 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['20261127_0006_reward_ledger_by_conversion', rewardLedgerByConversion],
   ['20261128_0007_redemption_returns', redemptionReturns],
   ['20261129_0008_status_checks', statusChecks],
+  ['20261130_0009_shopify_webhook_subscriptions', shopifyWebhookSubscriptions],
   ['20261201_0010_shopify_sales_and_shop_money', shopifySalesAndShopMoney],
   ['20261202_0011_shopify_delivery_identity_and_data_requests', shopifyDeliveryIdentityAndDataRequests],
 ];

@@ -4,6 +4,7 @@ import type { Executor } from '../../core/db/transaction';
 import { Invalid, NotFound } from '../../core/errors';
 import { findClientId } from './client-credentials';
 import { freshClientCredentialsSession, freshOfflineSession } from './fresh-session';
+import { type QueryCost, QueryThrottle } from './query-throttle';
 import { KnexSessionStorage } from './session-storage';
 import { type ShopifyAppConfig } from './shopify-config';
 import { clientCredentialsShopifyApp, customShopifyApp, publicShopifyApp } from './shopify-library';
@@ -15,16 +16,35 @@ export interface AdminApi {
   request<T>(query: string, variables?: Record<string, unknown>): Promise<T>;
 }
 
+/** Times a THROTTLED query is sent again (after waiting for the points it needs) before giving up. */
+const THROTTLED_RETRIES = 5;
+
 export function adminApiFor(shopify: Shopify, session: Session): AdminApi {
   const client = new shopify.clients.Graphql({ session });
+  const throttle = new QueryThrottle();
   return {
     shop: session.shop,
     async request<T>(query: string, variables?: Record<string, unknown>): Promise<T> {
-      // The client throws on GraphQL errors; a 429/5xx is retried by the client.
-      const response = await client.request<T>(query, { variables, retries: 2 });
-      return response.data as T;
+      for (let attempt = 0; ; attempt += 1) {
+        await throttle.before(query);
+        try {
+          // The client throws on GraphQL errors; a 429/5xx is retried by the client.
+          const response = await client.request<T>(query, { variables, retries: 2 });
+          throttle.after(query, (response.extensions as { cost?: QueryCost } | undefined)?.cost);
+          return response.data as T;
+        } catch (error) {
+          const body = (error as { body?: { errors?: unknown; extensions?: { cost?: QueryCost } } }).body;
+          if (!isThrottled(body?.errors) || attempt >= THROTTLED_RETRIES) throw error;
+          throttle.after(query, body?.extensions?.cost);
+        }
+      }
     },
   };
+}
+
+function isThrottled(errors: unknown): boolean {
+  const list = Array.isArray(errors) ? errors : Array.isArray((errors as { graphQLErrors?: unknown })?.graphQLErrors) ? (errors as { graphQLErrors: unknown[] }).graphQLErrors : [];
+  return list.some((error) => (error as { extensions?: { code?: string } })?.extensions?.code === 'THROTTLED');
 }
 
 /** A custom app's Admin API: its own token, which does not expire. */

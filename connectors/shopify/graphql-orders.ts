@@ -4,43 +4,103 @@ import type { AdminApi } from './admin-api';
 /**
  * Paid orders and their refunds from the GraphQL Admin API, turned into the REST shapes of the
  * orders/paid and refunds/create webhook bodies, so reconcile feeds them through the same path.
- * Pages stay small: a query's requested cost must stay under Shopify's 1,000-point limit.
+ *
+ * Shopify refuses a query whose requested cost exceeds 1,000 points (an object costs 1, a
+ * connection 2 + first × one node), so page sizes are worked out from each node's cost below,
+ * and nested lists (line items, refunds, transactions) are paged by follow-up queries. Only
+ * fields `read_orders` covers are selected: no customer (read_customers), no product or variant
+ * (read_products); `email` needs protected customer data level 2.
  */
-export const ORDERS_PAGE_SIZE = 5;
+export const MAX_QUERY_COST = 1000;
 
-const MONEY = 'shopMoney { amount }';
+/** A MoneyBag in both currencies: the shop's (what we count) and the buyer's (for display). */
+const MONEY = 'shopMoney { amount currencyCode } presentmentMoney { amount currencyCode }';
+/** The bag and its two amounts. */
+const MONEY_COST = 3;
+
+const LINE_ITEM_FIELDS = `id title name quantity currentQuantity sku variantTitle isGiftCard
+            originalUnitPriceSet { ${MONEY} }
+            discountAllocations {
+              allocatedAmountSet { ${MONEY} }
+              discountApplication { ... on DiscountCodeApplication { code } }
+            }`;
+/** A line item, its price, and its (unpaged) allocations: the allocation, its amount and its application. */
+const LINE_ITEM_COST = 1 + MONEY_COST + (1 + MONEY_COST + 1);
+
+/** Line items and refund ids fetched with each order; the rest come from follow-up queries. */
+export const LINES_WITH_ORDER = 10;
+export const REFUNDS_WITH_ORDER = 10;
+/** An order node: itself, ten money bags, its attributes, its journey (summary and two visits), its first lines and refund ids. */
+const ORDER_NODE_COST = 1 + 10 * MONEY_COST + 1 + 3 + (2 + LINES_WITH_ORDER * LINE_ITEM_COST) + REFUNDS_WITH_ORDER;
+
+/** As many whole nodes as fit in one query under the limit, with `fixed` points besides them. */
+export function pageSizeFor(nodeCost: number, fixed = 2, most = 250): number {
+  return Math.min(most, Math.floor((MAX_QUERY_COST - fixed) / nodeCost));
+}
+
+export const ORDERS_PAGE_SIZE = pageSizeFor(ORDER_NODE_COST);
+/** order(id) { lineItems(…) }: the order, the connection and its lines. */
+export const LINES_PAGE_SIZE = pageSizeFor(LINE_ITEM_COST, 1 + 2);
+const TRANSACTION_COST = 1 + MONEY_COST;
+/** refund(id) { transactions(…) }: the refund, the connection and its transactions. */
+export const TRANSACTIONS_PAGE_SIZE = pageSizeFor(TRANSACTION_COST, 1 + 2);
 
 export const ORDERS_QUERY = `#graphql
   query ReconcileOrders($first: Int!, $after: String, $query: String!) {
     orders(first: $first, after: $after, query: $query, sortKey: UPDATED_AT) {
       pageInfo { hasNextPage endCursor }
       nodes {
-        id name email test displayFinancialStatus currencyCode
-        customer { firstName lastName defaultEmailAddress { emailAddress } }
+        id name email test displayFinancialStatus currencyCode presentmentCurrencyCode cancelledAt
         totalPriceSet { ${MONEY} }
         subtotalPriceSet { ${MONEY} }
         totalDiscountsSet { ${MONEY} }
         totalTaxSet { ${MONEY} }
         totalShippingPriceSet { ${MONEY} }
+        currentTotalPriceSet { ${MONEY} }
+        currentSubtotalPriceSet { ${MONEY} }
+        currentTotalDiscountsSet { ${MONEY} }
+        currentTotalTaxSet { ${MONEY} }
+        currentShippingPriceSet { ${MONEY} }
         discountCodes
         customAttributes { key value }
         customerJourneySummary { lastVisit { landingPage } firstVisit { landingPage } }
-        lineItems(first: 50) {
+        lineItems(first: ${LINES_WITH_ORDER}) {
+          pageInfo { hasNextPage endCursor }
           nodes {
-            id title quantity sku
-            variant { id }
-            product { id }
-            originalUnitPriceSet { ${MONEY} }
-            discountAllocations {
-              allocatedAmountSet { ${MONEY} }
-              discountApplication { ... on DiscountCodeApplication { code } }
-            }
+            ${LINE_ITEM_FIELDS}
           }
         }
-        refunds(first: 5) {
-          id note
-          transactions(first: 5) { nodes { id kind status amountSet { ${MONEY} } } }
+        refunds(first: ${REFUNDS_WITH_ORDER}) { id }
+      }
+    }
+  }`;
+
+export const ORDER_LINE_ITEMS_QUERY = `#graphql
+  query ReconcileOrderLineItems($id: ID!, $first: Int!, $after: String) {
+    order(id: $id) {
+      lineItems(first: $first, after: $after) {
+        pageInfo { hasNextPage endCursor }
+        nodes {
+          ${LINE_ITEM_FIELDS}
         }
+      }
+    }
+  }`;
+
+/** Order.refunds is a list, not a connection: when the first ones filled it, ask for them all. */
+export const ALL_REFUNDS_CAP = 250;
+export const ORDER_REFUNDS_QUERY = `#graphql
+  query ReconcileOrderRefunds($id: ID!) {
+    order(id: $id) { refunds(first: ${ALL_REFUNDS_CAP}) { id } }
+  }`;
+
+export const REFUND_QUERY = `#graphql
+  query ReconcileRefund($id: ID!, $first: Int!, $after: String) {
+    refund(id: $id) {
+      id note createdAt
+      transactions(first: $first, after: $after) {
+        pageInfo { hasNextPage endCursor }
+        nodes { id kind status test processedAt amountSet { ${MONEY} } }
       }
     }
   }`;
@@ -50,8 +110,48 @@ export const ORDERS_COUNT_QUERY = `#graphql
     ordersCount(query: $query) { count }
   }`;
 
+interface MoneyV2 {
+  amount: string;
+  currencyCode: string;
+}
+
 interface Money {
-  shopMoney: { amount: string };
+  shopMoney: MoneyV2;
+  presentmentMoney: MoneyV2 | null;
+}
+
+interface PageInfo {
+  hasNextPage: boolean;
+  endCursor: string | null;
+}
+
+export interface GraphqlLineItem {
+  id: string;
+  title: string;
+  name: string | null;
+  quantity: number;
+  currentQuantity: number | null;
+  sku: string | null;
+  variantTitle: string | null;
+  isGiftCard: boolean | null;
+  originalUnitPriceSet: Money;
+  discountAllocations: Array<{ allocatedAmountSet: Money; discountApplication: { code?: string } | null }>;
+}
+
+export interface GraphqlTransaction {
+  id: string;
+  kind: string;
+  status: string;
+  test: boolean | null;
+  processedAt: string | null;
+  amountSet: Money;
+}
+
+export interface GraphqlRefund {
+  id: string;
+  note: string | null;
+  createdAt: string | null;
+  transactions: { pageInfo?: PageInfo; nodes: GraphqlTransaction[] };
 }
 
 export interface GraphqlOrder {
@@ -61,36 +161,27 @@ export interface GraphqlOrder {
   test: boolean | null;
   displayFinancialStatus: string | null;
   currencyCode: string | null;
-  customer: { firstName: string | null; lastName: string | null; defaultEmailAddress: { emailAddress: string | null } | null } | null;
+  presentmentCurrencyCode: string | null;
+  cancelledAt: string | null;
   totalPriceSet: Money;
   subtotalPriceSet: Money | null;
   totalDiscountsSet: Money | null;
   totalTaxSet: Money | null;
   totalShippingPriceSet: Money | null;
+  currentTotalPriceSet: Money | null;
+  currentSubtotalPriceSet: Money | null;
+  currentTotalDiscountsSet: Money | null;
+  currentTotalTaxSet: Money | null;
+  currentShippingPriceSet: Money | null;
   discountCodes: string[];
   customAttributes: Array<{ key: string; value: string | null }>;
   customerJourneySummary: { lastVisit: { landingPage: string | null } | null; firstVisit: { landingPage: string | null } | null } | null;
-  lineItems: {
-    nodes: Array<{
-      id: string;
-      title: string;
-      quantity: number;
-      sku: string | null;
-      variant: { id: string } | null;
-      product: { id: string } | null;
-      originalUnitPriceSet: Money;
-      discountAllocations: Array<{ allocatedAmountSet: Money; discountApplication: { code?: string } | null }>;
-    }>;
-  };
-  refunds: Array<{
-    id: string;
-    note: string | null;
-    transactions: { nodes: Array<{ id: string; kind: string; status: string; amountSet: Money }> };
-  }>;
+  lineItems: { pageInfo?: PageInfo; nodes: GraphqlLineItem[] };
+  refunds: Array<{ id: string }>;
 }
 
 interface OrdersPage {
-  orders: { pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: GraphqlOrder[] };
+  orders: { pageInfo: PageInfo; nodes: GraphqlOrder[] };
 }
 
 /** Statuses of an order that was paid in full (and perhaps refunded since). */
@@ -125,12 +216,54 @@ export async function* ordersChangedSince(api: AdminApi, since: string): AsyncGe
   } while (after);
 }
 
+/** The order with every line item (the first page came with it). */
+export async function withAllLineItems(api: AdminApi, order: GraphqlOrder): Promise<GraphqlOrder> {
+  const lines = [...order.lineItems.nodes];
+  let after = order.lineItems.pageInfo?.hasNextPage ? order.lineItems.pageInfo.endCursor : null;
+  while (after) {
+    const data: { order: { lineItems: { pageInfo: PageInfo; nodes: GraphqlLineItem[] } } | null } = await api.request(ORDER_LINE_ITEMS_QUERY, { id: order.id, first: LINES_PAGE_SIZE, after });
+    if (!data.order) break;
+    lines.push(...data.order.lineItems.nodes);
+    after = data.order.lineItems.pageInfo.hasNextPage ? data.order.lineItems.pageInfo.endCursor : null;
+  }
+  return { ...order, lineItems: { nodes: lines } };
+}
+
+/** Every refund of the order, each with all its transactions. */
+export async function refundsOf(api: AdminApi, order: GraphqlOrder): Promise<GraphqlRefund[]> {
+  let ids = order.refunds;
+  if (ids.length >= REFUNDS_WITH_ORDER) {
+    const data = await api.request<{ order: { refunds: Array<{ id: string }> } | null }>(ORDER_REFUNDS_QUERY, { id: order.id });
+    ids = data.order?.refunds ?? ids;
+  }
+  const refunds: GraphqlRefund[] = [];
+  for (const { id } of ids) {
+    const pages: GraphqlRefund[] = [];
+    let after: string | null = null;
+    do {
+      const data: { refund: GraphqlRefund | null } = await api.request(REFUND_QUERY, { id, first: TRANSACTIONS_PAGE_SIZE, after });
+      if (!data.refund) break;
+      pages.push(data.refund);
+      after = data.refund.transactions.pageInfo?.hasNextPage ? data.refund.transactions.pageInfo.endCursor : null;
+    } while (after);
+    if (pages[0]) refunds.push({ ...pages[0], transactions: { nodes: pages.flatMap((page) => page.transactions.nodes) } });
+  }
+  return refunds;
+}
+
 /** gid://shopify/Order/820982911946154508 → "820982911946154508" (GraphQL ids are strings: no digit is lost). */
 export function idFromGid(gid: string): string {
   return gid.slice(gid.lastIndexOf('/') + 1);
 }
 
-/** A GraphQL order as the orders/paid webhook body would carry it. */
+/** A MoneyBag as the REST bodies carry it (`*_set`). */
+function moneySet(money: Money | null): Record<string, unknown> | null {
+  if (!money) return null;
+  const side = (value: MoneyV2 | null) => (value ? { amount: value.amount, currency_code: value.currencyCode } : null);
+  return { shop_money: side(money.shopMoney), presentment_money: side(money.presentmentMoney) };
+}
+
+/** A GraphQL order as the orders/paid webhook body would carry it (amounts in the shop's currency, sets in both). */
 export function toWebhookOrder(order: GraphqlOrder): Record<string, unknown> {
   const codeAmounts = new Map<string, number>();
   const lineItems = order.lineItems.nodes.map((line) => {
@@ -141,26 +274,41 @@ export function toWebhookOrder(order: GraphqlOrder): Record<string, unknown> {
     return {
       id: idFromGid(line.id),
       title: line.title,
+      name: line.name,
       quantity: line.quantity,
+      current_quantity: line.currentQuantity,
       price: line.originalUnitPriceSet.shopMoney.amount,
+      price_set: moneySet(line.originalUnitPriceSet),
       sku: line.sku,
-      variant_id: line.variant ? idFromGid(line.variant.id) : null,
-      product_id: line.product ? idFromGid(line.product.id) : null,
-      discount_allocations: line.discountAllocations.map((allocation) => ({ amount: allocation.allocatedAmountSet.shopMoney.amount })),
+      variant_title: line.variantTitle,
+      gift_card: line.isGiftCard ?? false,
+      discount_allocations: line.discountAllocations.map((allocation) => ({
+        amount: allocation.allocatedAmountSet.shopMoney.amount,
+        amount_set: moneySet(allocation.allocatedAmountSet),
+      })),
     };
   });
-  const customerEmail = order.customer?.defaultEmailAddress?.emailAddress ?? null;
   return {
     id: idFromGid(order.id),
     name: order.name,
     email: order.email,
-    customer: order.customer ? { email: customerEmail, first_name: order.customer.firstName, last_name: order.customer.lastName } : null,
+    customer: null, // reading the customer needs read_customers, which the app does not ask for
     currency: order.currencyCode,
+    presentment_currency: order.presentmentCurrencyCode,
     total_price: order.totalPriceSet.shopMoney.amount,
+    total_price_set: moneySet(order.totalPriceSet),
     subtotal_price: order.subtotalPriceSet?.shopMoney.amount ?? null,
+    subtotal_price_set: moneySet(order.subtotalPriceSet),
     total_discounts: order.totalDiscountsSet?.shopMoney.amount ?? null,
+    total_discounts_set: moneySet(order.totalDiscountsSet),
     total_tax: order.totalTaxSet?.shopMoney.amount ?? null,
-    total_shipping_price_set: order.totalShippingPriceSet ? { shop_money: { amount: order.totalShippingPriceSet.shopMoney.amount } } : null,
+    total_tax_set: moneySet(order.totalTaxSet),
+    total_shipping_price_set: moneySet(order.totalShippingPriceSet),
+    current_total_price_set: moneySet(order.currentTotalPriceSet),
+    current_subtotal_price_set: moneySet(order.currentSubtotalPriceSet),
+    current_total_discounts_set: moneySet(order.currentTotalDiscountsSet),
+    current_total_tax_set: moneySet(order.currentTotalTaxSet),
+    current_shipping_price_set: moneySet(order.currentShippingPriceSet),
     discount_codes: order.discountCodes.map((code) => ({
       code,
       amount: codeAmounts.has(code) ? decimalFromCents(codeAmounts.get(code)!) : null,
@@ -169,20 +317,27 @@ export function toWebhookOrder(order: GraphqlOrder): Record<string, unknown> {
     landing_site: order.customerJourneySummary?.lastVisit?.landingPage ?? order.customerJourneySummary?.firstVisit?.landingPage ?? null,
     line_items: lineItems,
     test: order.test ?? false,
+    cancelled_at: order.cancelledAt,
   };
 }
 
 /** One of a GraphQL order's refunds as the refunds/create webhook body would carry it. */
-export function toWebhookRefund(order: GraphqlOrder, refund: GraphqlOrder['refunds'][number]): Record<string, unknown> {
+export function toWebhookRefund(order: GraphqlOrder, refund: GraphqlRefund): Record<string, unknown> {
   return {
     id: idFromGid(refund.id),
     order_id: idFromGid(order.id),
     note: refund.note,
+    created_at: refund.createdAt,
     transactions: refund.transactions.nodes.map((transaction) => ({
       id: idFromGid(transaction.id),
+      order_id: idFromGid(order.id),
       kind: transaction.kind.toLowerCase(),
       status: transaction.status.toLowerCase(),
-      amount: transaction.amountSet.shopMoney.amount,
+      test: transaction.test ?? false,
+      // REST transactions carry the buyer's currency in `amount`; the set says both.
+      amount: (transaction.amountSet.presentmentMoney ?? transaction.amountSet.shopMoney).amount,
+      currency: (transaction.amountSet.presentmentMoney ?? transaction.amountSet.shopMoney).currencyCode,
+      amount_set: moneySet(transaction.amountSet),
     })),
   };
 }

@@ -1,5 +1,3 @@
-import type { SubscriptionReport } from './webhook-subscriptions';
-
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }
@@ -10,8 +8,8 @@ export interface InstallPageInput {
   plan: string;
   /** Only on a first install: the key is shown here once and never again. */
   apiKey: string | null;
-  webhooks: SubscriptionReport | null;
-  webhookError: string | null;
+  /** Where the app-level subscriptions of shopify.app.toml deliver. */
+  webhookUri: string;
 }
 
 /** The page a merchant lands on after installing: the brand ID and, once, its first API key. */
@@ -21,10 +19,8 @@ export function installPage(input: InstallPageInput): string {
   <pre id="api-key">${escapeHtml(input.apiKey)}</pre>`
     : `<p>This shop was installed before: its brand and API keys are unchanged. Lost the key? Run
   <code>referrals key create --brand ${escapeHtml(input.brandId)}</code>.</p>`;
-  const webhooks = input.webhookError
-    ? `<p class="warning">Webhook subscriptions could not be created: ${escapeHtml(input.webhookError)}.
-  Reinstall the app to try again.</p>`
-    : `<p>Paid orders, refunds and uninstalls now reach the service at <code>${escapeHtml(input.webhooks?.uri ?? '')}</code>.</p>`;
+  const webhooks = `<p>Paid orders, refunds, cancellations and uninstalls reach the service at <code>${escapeHtml(input.webhookUri)}</code>
+  through the app's webhook subscriptions (shopify.app.toml). <code>referrals shopify status --brand ${escapeHtml(input.brandId)}</code> shows the shop's link.</p>`;
   return `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="robots" content="noindex"><title>Referral tracking installed</title>

@@ -1,12 +1,10 @@
 import { HttpResponseError, InvalidHmacError, type Session, type Shopify, ShopifyError } from '@shopify/shopify-api';
 import { inTransaction } from '../../core/db/transaction';
 import { type Ctx, HttpError } from '../../server/http';
-import { adminApiFor } from './admin-api';
 import { installPage } from './install-page';
 import { installShop } from './install-shop';
 import { AUTH_CALLBACK_PATH, type ShopifyAppConfig, normalizeShopDomain, webhookUrl } from './shopify-config';
 import { publicShopifyApp } from './shopify-library';
-import { type SubscriptionReport, subscribeWebhooks } from './webhook-subscriptions';
 
 /** The routes of an unconfigured public app answer 503 (custom-app shops need no install). */
 function requireAppConfig(config: ShopifyAppConfig | null): ShopifyAppConfig {
@@ -56,7 +54,7 @@ export async function beginInstall(ctx: Ctx, app: ShopifyAppConfig | null): Prom
 export async function completeInstall(ctx: Ctx, app: ShopifyAppConfig | null): Promise<void> {
   const appConfig = requireAppConfig(app);
   const shopify = publicShopifyApp(appConfig);
-  const { db, config, logger } = ctx.app.context.deps;
+  const { db, config } = ctx.app.context.deps;
   let session: Session;
   try {
     ({ session } = await shopify.auth.callback({ rawRequest: ctx.req, rawResponse: ctx.res, expiring: true }));
@@ -68,14 +66,7 @@ export async function completeInstall(ctx: Ctx, app: ShopifyAppConfig | null): P
   const installed = await inTransaction(db, (trx) =>
     installShop(trx, { session, plan: appConfig.defaultPlan, encryptionSecret: config.keyEncryptionSecret }),
   );
-  let webhooks: SubscriptionReport | null = null;
-  let webhookError: string | null = null;
-  try {
-    webhooks = await subscribeWebhooks(adminApiFor(shopify, session), webhookUrl(appConfig.appUrl));
-  } catch (error) {
-    webhookError = (error as Error).message;
-    logger.warn({ err: error, shop: session.shop }, 'shopify webhook subscriptions failed');
-  }
+  // No shop-specific subscriptions: the public app's are app-level, deployed from shopify.app.toml.
   ctx.set('Cache-Control', 'no-store');
   ctx.type = 'html';
   ctx.body = installPage({
@@ -83,7 +74,6 @@ export async function completeInstall(ctx: Ctx, app: ShopifyAppConfig | null): P
     brandId: installed.brand.brand_id,
     plan: installed.brand.plan,
     apiKey: installed.api_key,
-    webhooks,
-    webhookError,
+    webhookUri: webhookUrl(appConfig.appUrl),
   });
 }

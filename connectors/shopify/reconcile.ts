@@ -2,9 +2,12 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { getBrand } from '../../core/brands/brand';
 import type { AdminApi } from './admin-api';
-import { countOrders, idFromGid, ordersChangedSince, toWebhookOrder, toWebhookRefund, wasPaid } from './graphql-orders';
+import { countOrders, idFromGid, ordersChangedSince, refundsOf, toWebhookOrder, toWebhookRefund, wasPaid, withAllLineItems } from './graphql-orders';
 import { acceptDelivery, requeueDelivery } from './inbox';
 import { processDeliveryNow } from './process-inbox';
+import { findBrandShopLink } from './shop-links';
+import { subscribeAndRecord } from './subscription-states';
+import type { SubscriptionReport } from './webhook-subscriptions';
 
 export interface ReconcileSummary {
   shop: string;
@@ -17,11 +20,15 @@ export interface ReconcileSummary {
   orders: Record<string, number>;
   refunds: Record<string, number>;
   failed: Array<{ webhook_id: string; error: string }>;
+  /** A custom app's shop-specific subscriptions, re-created where Shopify deleted them; null for the public app (app-level, from shopify.app.toml). */
+  webhooks: SubscriptionReport | null;
 }
 
 export interface ReconcileOptions {
   since: string;
   api: AdminApi;
+  /** Our webhook URL; a custom app's missing subscriptions are re-created there. */
+  webhookUri?: string | null;
   onProgress?: (done: number, total: number | null) => void;
   logger?: Logger;
 }
@@ -42,7 +49,13 @@ export async function reconcileShop(db: Knex, brandId: string, options: Reconcil
     orders: {},
     refunds: {},
     failed: [],
+    webhooks: null,
   };
+  const link = await findBrandShopLink(db, brandId);
+  if (link?.app_kind === 'custom' && options.webhookUri) {
+    // Shopify deletes a shop-specific subscription after repeated failed deliveries.
+    summary.webhooks = await subscribeAndRecord(db, link, options.api, options.webhookUri);
+  }
   const total = await countOrders(options.api, options.since);
   options.onProgress?.(0, total);
   const feed = (topic: string, id: string, orderId: string, body: Record<string, unknown>) =>
@@ -57,10 +70,10 @@ export async function reconcileShop(db: Knex, brandId: string, options: Reconcil
         continue;
       }
       const orderId = idFromGid(order.id);
-      const outcome = await feed('orders/paid', orderId, orderId, toWebhookOrder(order));
+      const outcome = await feed('orders/paid', orderId, orderId, toWebhookOrder(await withAllLineItems(options.api, order)));
       tally(summary.orders, outcome);
       if (outcome === 'conversion_recorded') summary.conversions_backfilled += 1;
-      for (const refund of order.refunds) {
+      for (const refund of await refundsOf(options.api, order)) {
         const refundOutcome = await feed('refunds/create', idFromGid(refund.id), orderId, toWebhookRefund(order, refund));
         tally(summary.refunds, refundOutcome);
         if (refundOutcome === 'refund_recorded') summary.refunds_backfilled += 1;

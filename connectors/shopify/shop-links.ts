@@ -10,6 +10,8 @@ export interface ShopLink {
   api_secret_encrypted: string | null;
   status: 'installed' | 'uninstalled';
   created_brand: boolean;
+  /** The scopes granted at install (comma-separated); null for a custom app. */
+  scopes: string | null;
   installed_at: Date;
   uninstalled_at: Date | null;
 }

@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { setAbstractFetchFunc } from '@shopify/shopify-api/runtime';
+import { type DocumentNode, type GraphQLFieldResolver, executeSync, getNamedType, parse, validate } from 'graphql';
+import { adminSchema } from './admin-schema';
+import { type Grant, MAX_QUERY_COST, ruleOn } from './admin-query-rules';
 
 export interface RecordedRequest {
   url: string;
@@ -29,6 +32,19 @@ export class FakeShopify {
   readonly subscriptions = new Map<string, Array<{ id: string; topic: string; uri: string }>>();
   /** GraphQL Order nodes returned by the orders query, by shop. */
   readonly orders = new Map<string, Array<Record<string, any>>>();
+  /** Scopes granted to the app on a shop (default: what shopify.app.toml asks for). */
+  readonly scopes = new Map<string, string[]>();
+  /** Protected customer data fields approved for the app on a shop (default: email). */
+  readonly protectedContent = new Map<string, string[]>();
+  /** Topics whose subscription Shopify refuses, with its userError message. */
+  readonly refusedTopics = new Map<string, string>();
+  /** Each GraphQL request's requested cost, as Shopify computes it. */
+  readonly costs: Array<{ shop: string; operation: string | null; cost: number }> = [];
+  /** Shops that got a THROTTLED answer. */
+  readonly throttled: string[] = [];
+  /** Each shop's rate-limit bucket (set one to test throttling). */
+  readonly buckets = new Map<string, Bucket>();
+  private subscriptionIds = 0;
   /** Seconds an issued access token lives. */
   accessTokenLifetime = 3600;
 
@@ -92,33 +108,109 @@ export class FakeShopify {
     if (!token || (token !== this.tokens.get(shop)?.accessToken && token !== this.customTokens.get(shop))) {
       return json(401, { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' });
     }
+    const admin = adminSchema();
     const variables = body.variables ?? {};
+    let document: DocumentNode;
+    try {
+      document = parse(String(body.query ?? ''));
+    } catch (error) {
+      return json(200, { errors: [{ message: (error as Error).message }] });
+    }
+    const invalid = validate(admin.schema, document);
+    if (invalid.length > 0) return json(200, { errors: invalid.map((error) => ({ message: error.message })) });
+    const ruling = ruleOn(admin, document, variables, this.grantFor(shop));
+    this.costs.push({ shop, operation: operationName(body.query), cost: ruling.cost });
+    if (ruling.cost > MAX_QUERY_COST) {
+      return json(200, {
+        errors: [{ message: `Query cost is ${ruling.cost}, which exceeds the single query max cost limit (${MAX_QUERY_COST}).`, extensions: { code: 'MAX_COST_EXCEEDED', cost: ruling.cost, maxCost: MAX_QUERY_COST } }],
+      });
+    }
+    if (ruling.denied.length > 0) {
+      return json(200, {
+        errors: ruling.denied.map((denial) => ({ message: `Access denied for ${denial.path}.`, extensions: { code: 'ACCESS_DENIED', requiredAccess: denial.requiredAccess } })),
+      });
+    }
+    const bucket = this.bucketFor(shop);
+    if (ruling.cost > bucket.available) {
+      this.throttled.push(shop);
+      return json(200, { errors: [{ message: 'Throttled', extensions: { code: 'THROTTLED' } }], extensions: { cost: this.costExtension(ruling.cost, bucket) } });
+    }
+    bucket.available -= ruling.cost;
+    const result = executeSync({ schema: admin.schema, document, rootValue: this.root(shop), variableValues: variables, fieldResolver: paginatingResolver, typeResolver: (value: any) => value?.__typename });
+    return json(200, { ...result, extensions: { cost: this.costExtension(ruling.cost, bucket) } });
+  }
+
+  private grantFor(shop: string): Grant {
+    return { scopes: this.scopes.get(shop) ?? ['read_orders'], protectedContent: this.protectedContent.get(shop) ?? ['email'] };
+  }
+
+  /** Shopify's leaky bucket: points restore continuously up to the maximum. */
+  private bucketFor(shop: string): Bucket {
+    const bucket = this.buckets.get(shop) ?? { maximum: 20000, available: 20000, restoreRate: 1000, at: Date.now() };
+    const now = Date.now();
+    bucket.available = Math.min(bucket.maximum, bucket.available + ((now - bucket.at) / 1000) * bucket.restoreRate);
+    bucket.at = now;
+    this.buckets.set(shop, bucket);
+    return bucket;
+  }
+
+  private costExtension(requested: number, bucket: Bucket) {
+    return {
+      requestedQueryCost: requested,
+      actualQueryCost: requested,
+      throttleStatus: { maximumAvailable: bucket.maximum, currentlyAvailable: Math.floor(bucket.available), restoreRate: bucket.restoreRate },
+    };
+  }
+
+  /** The root fields the app uses, answered from this fake's state. */
+  private root(shop: string): Record<string, unknown> {
     const subscriptions = this.subscriptions.get(shop) ?? [];
     this.subscriptions.set(shop, subscriptions);
-    switch (operationName(body.query)) {
-      case 'ConnectedShop':
-        return data({ shop: { name: `Shop ${shop}` } });
-      case 'ExistingWebhookSubscriptions':
-        return data({ webhookSubscriptions: { nodes: subscriptions } });
-      case 'CreateWebhookSubscription': {
-        const created = { id: `gid://shopify/WebhookSubscription/${subscriptions.length + 1}`, topic: variables.topic, uri: variables.uri };
+    const orders = this.orders.get(shop) ?? [];
+    return {
+      shop: () => ({ name: `Shop ${shop}` }),
+      webhookSubscriptions: () => ({ nodes: subscriptions }),
+      webhookSubscriptionCreate: ({ topic, webhookSubscription }: { topic: string; webhookSubscription: { uri: string } }) => {
+        const refusal = this.refusedTopics.get(topic);
+        if (refusal) return { webhookSubscription: null, userErrors: [{ field: ['webhookSubscription'], message: refusal }] };
+        const created = { id: `gid://shopify/WebhookSubscription/${++this.subscriptionIds}`, topic, uri: webhookSubscription.uri };
         subscriptions.push(created);
-        return data({ webhookSubscriptionCreate: { webhookSubscription: created, userErrors: [] } });
-      }
-      case 'ReconcileOrdersCount':
-        return data({ ordersCount: { count: (this.orders.get(shop) ?? []).length } });
-      case 'ReconcileOrders': {
-        const all = this.orders.get(shop) ?? [];
-        const start = variables.after ? Number(variables.after) : 0;
-        const nodes = all.slice(start, start + variables.first);
-        const end = start + nodes.length;
-        return data({ orders: { pageInfo: { hasNextPage: end < all.length, endCursor: String(end) }, nodes } });
-      }
-      default:
-        return json(200, { errors: [{ message: `unexpected operation ${operationName(body.query)}` }] });
-    }
+        return { webhookSubscription: created, userErrors: [] };
+      },
+      ordersCount: () => ({ count: orders.length, precision: 'EXACT' }),
+      orders: () => ({ nodes: orders }),
+      order: ({ id }: { id: string }) => orders.find((order) => order.id === id) ?? null,
+      refund: ({ id }: { id: string }) => orders.flatMap((order) => order.refunds ?? []).find((refund) => refund.id === id) ?? null,
+    };
   }
 }
+
+interface Bucket {
+  maximum: number;
+  available: number;
+  restoreRate: number;
+  at: number;
+}
+
+/**
+ * Reads fields off the stored objects; a connection (or a list taking first/last) is paged by
+ * its first/after arguments, with index cursors, as Shopify pages it.
+ */
+const paginatingResolver: GraphQLFieldResolver<any, unknown> = (source, args, context, info) => {
+  const value = typeof source?.[info.fieldName] === 'function' ? source[info.fieldName](args, context, info) : source?.[info.fieldName];
+  const items: unknown[] | null = Array.isArray(value) ? value : Array.isArray(value?.nodes) ? value.nodes : null;
+  const first = typeof args.first === 'number' ? args.first : null;
+  if (!items || first === null) return value;
+  const start = typeof args.after === 'string' ? Number(args.after) : 0;
+  const page = items.slice(start, start + first);
+  const end = start + page.length;
+  if (Array.isArray(value) && !getNamedType(info.returnType).name.endsWith('Connection')) return page;
+  return {
+    nodes: page,
+    edges: page.map((node, index) => ({ node, cursor: String(start + index + 1) })),
+    pageInfo: { hasNextPage: end < items.length, hasPreviousPage: start > 0, endCursor: String(end), startCursor: String(start) },
+  };
+};
 
 function operationName(query: unknown): string | null {
   return /(?:query|mutation)\s+(\w+)/.exec(String(query ?? ''))?.[1] ?? null;
@@ -128,6 +220,3 @@ function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
 }
 
-function data(payload: unknown): Response {
-  return json(200, { data: payload, extensions: { cost: { requestedQueryCost: 1, actualQueryCost: 1 } } });
-}

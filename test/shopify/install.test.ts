@@ -58,19 +58,15 @@ describe('Shopify app install (OAuth authorization-code grant)', () => {
     expect(session).toMatchObject({ shop: installed.shop, isOnline: false, accessToken: tokens.accessToken, refreshToken: tokens.refreshToken });
   });
 
-  it('subscribes orders/paid, refunds/create and app/uninstalled at our webhook URL through the GraphQL Admin API', async () => {
+  it('creates no shop-specific webhook subscription: the public app\'s are app-level, from shopify.app.toml', async () => {
     const installed = await installApp(context.app, context.fake);
-    const created = context.fake.graphqlCalls(installed.shop, 'CreateWebhookSubscription').map((call) => call.body.variables);
-    expect(created).toEqual([
-      { topic: 'ORDERS_PAID', uri: `${SHOPIFY_APP_URL}/shopify/webhooks` },
-      { topic: 'REFUNDS_CREATE', uri: `${SHOPIFY_APP_URL}/shopify/webhooks` },
-      { topic: 'APP_UNINSTALLED', uri: `${SHOPIFY_APP_URL}/shopify/webhooks` },
-    ]);
-    expect(context.fake.graphqlCalls(installed.shop, 'CreateWebhookSubscription')[0]!.path).toBe('/admin/api/2026-10/graphql.json');
-    expect(installed.page).toContain('/shopify/webhooks');
+    expect(context.fake.graphqlCalls(installed.shop, 'CreateWebhookSubscription')).toEqual([]);
+    expect(context.fake.graphqlCalls(installed.shop, 'ExistingWebhookSubscriptions')).toEqual([]);
+    expect(installed.page).toContain(`${SHOPIFY_APP_URL}/shopify/webhooks`);
+    expect(installed.page).toContain('shopify.app.toml');
   });
 
-  it('a reinstall re-links the existing brand (active again), shows no new key and does not duplicate subscriptions', async () => {
+  it('a reinstall re-links the existing brand (active again) and shows no new key', async () => {
     const first = await installApp(context.app, context.fake);
     await context.app.db('brands').where({ brand_id: first.brandId }).update({ status: 'uninstalled' });
     const again = await installApp(context.app, context.fake, first.shop);
@@ -79,7 +75,7 @@ describe('Shopify app install (OAuth authorization-code grant)', () => {
     expect(again.page).toContain('installed before');
     expect((await findBrand(context.app.db, first.brandId))!.status).toBe('active');
     expect(Number((await context.app.db('brands').where({ name: first.shop }).count({ n: '*' }))[0]!.n)).toBe(1);
-    expect(context.fake.subscriptions.get(first.shop)).toHaveLength(3);
+    expect(context.fake.subscriptions.get(first.shop) ?? []).toEqual([]);
   });
 
   it('refreshes the expiring token before it expires, and stores the new one', async () => {

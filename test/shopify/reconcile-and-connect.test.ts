@@ -4,11 +4,54 @@ import { exactNumber, fixtureText, inboxRow, installApp, referrals, sendWebhook,
 
 const context = setUpShopifyTests();
 
-const money = (amount: string) => ({ shopMoney: { amount } });
+/** A MoneyBag of a shop in EUR selling in EUR. */
+const money = (amount: string, presentment = amount) => ({
+  shopMoney: { amount, currencyCode: 'EUR' },
+  presentmentMoney: { amount: presentment, currencyCode: 'EUR' },
+});
+
+/** A line item node as the GraphQL Admin API returns it. */
+function graphqlLine(id: string, options: { title?: string; quantity?: number; price?: string; code?: string; discount?: string } = {}) {
+  return {
+    id: `gid://shopify/LineItem/${id}`,
+    title: options.title ?? 'Tee',
+    name: options.title ?? 'Tee',
+    quantity: options.quantity ?? 1,
+    currentQuantity: options.quantity ?? 1,
+    sku: 'TEE-1',
+    variantTitle: null,
+    isGiftCard: false,
+    originalUnitPriceSet: money(options.price ?? '61.00'),
+    discountAllocations: options.code ? [{ allocatedAmountSet: money(options.discount ?? '12.00'), discountApplication: { __typename: 'DiscountCodeApplication', code: options.code } }] : [],
+  };
+}
+
+/** A refund node: one successful refund transaction per amount. */
+function graphqlRefund(id: string, amounts: string[]) {
+  return {
+    id: `gid://shopify/Refund/${id}`,
+    note: null,
+    createdAt: '2026-11-10T10:00:00Z',
+    transactions: {
+      nodes: amounts.map((amount, index) => ({
+        id: `gid://shopify/OrderTransaction/${id}${index}`,
+        kind: 'REFUND',
+        status: 'SUCCESS',
+        test: false,
+        processedAt: '2026-11-10T10:00:00Z',
+        amountSet: money(amount),
+      })),
+    },
+  };
+}
 
 /** An Order node as the GraphQL Admin API returns it. */
-function graphqlOrder(id: string, options: { email: string; codes?: string[]; status?: string; total?: string; refunds?: Array<{ id: string; amount: string }> }) {
+function graphqlOrder(
+  id: string,
+  options: { email: string; codes?: string[]; status?: string; total?: string; refunds?: Array<{ id: string; amount: string }>; lines?: ReturnType<typeof graphqlLine>[]; refundNodes?: ReturnType<typeof graphqlRefund>[] },
+) {
   const total = options.total ?? '120.00';
+  const discounts = options.codes?.length ? '12.00' : '0.00';
   return {
     id: `gid://shopify/Order/${id}`,
     name: `#${id.slice(-4)}`,
@@ -16,36 +59,23 @@ function graphqlOrder(id: string, options: { email: string; codes?: string[]; st
     test: false,
     displayFinancialStatus: options.status ?? 'PAID',
     currencyCode: 'EUR',
-    customer: { firstName: 'Eve', lastName: 'Late', defaultEmailAddress: { emailAddress: options.email } },
+    presentmentCurrencyCode: 'EUR',
+    cancelledAt: null,
     totalPriceSet: money(total),
     subtotalPriceSet: money('110.00'),
-    totalDiscountsSet: money(options.codes?.length ? '12.00' : '0.00'),
+    totalDiscountsSet: money(discounts),
     totalTaxSet: money('5.00'),
     totalShippingPriceSet: money('5.00'),
+    currentTotalPriceSet: money(total),
+    currentSubtotalPriceSet: money('110.00'),
+    currentTotalDiscountsSet: money(discounts),
+    currentTotalTaxSet: money('5.00'),
+    currentShippingPriceSet: money('5.00'),
     discountCodes: options.codes ?? [],
     customAttributes: [],
     customerJourneySummary: null,
-    lineItems: {
-      nodes: [
-        {
-          id: 'gid://shopify/LineItem/866550311766439020',
-          title: 'Tee',
-          quantity: 2,
-          sku: 'TEE-1',
-          variant: { id: 'gid://shopify/ProductVariant/808950810' },
-          product: { id: 'gid://shopify/Product/632910392' },
-          originalUnitPriceSet: money('61.00'),
-          discountAllocations: options.codes?.length
-            ? [{ allocatedAmountSet: money('12.00'), discountApplication: { code: options.codes[0] } }]
-            : [],
-        },
-      ],
-    },
-    refunds: (options.refunds ?? []).map((refund) => ({
-      id: `gid://shopify/Refund/${refund.id}`,
-      note: null,
-      transactions: { nodes: [{ id: `gid://shopify/OrderTransaction/${refund.id}1`, kind: 'REFUND', status: 'SUCCESS', amountSet: money(refund.amount) }] },
-    })),
+    lineItems: { nodes: options.lines ?? [graphqlLine('866550311766439020', { quantity: 2, code: options.codes?.[0] })] },
+    refunds: options.refundNodes ?? (options.refunds ?? []).map((refund) => graphqlRefund(refund.id, [refund.amount])),
   };
 }
 
@@ -93,12 +123,14 @@ describe('referrals shopify reconcile', () => {
     expect(backfilled.claim_id).not.toBeNull();
     const products = await context.app.db('conversion_products').where({ brand_id: installed.brandId, conversion_id: backfilled.conversion_id });
     expect(products).toMatchObject([{ name: 'Tee', quantity: 2, price: '61.00', line_total: '110.00', sku: 'TEE-1' }]);
-    expect(products[0].attributes).toMatchObject({ line_item_id: '866550311766439020', variant_id: '808950810' });
+    expect(products[0].attributes).toMatchObject({ line_item_id: '866550311766439020' });
     expect(await inboxRow(context.app.db, installed.brandId, 'reconcile:orders/paid:820982911946154999')).toMatchObject({ status: 'done', outcome: 'conversion_recorded' });
 
     const query = context.fake.graphqlCalls(installed.shop, 'ReconcileOrders');
-    expect(query).toHaveLength(2); // pages of 5
-    expect(query[0]!.body.variables).toMatchObject({ first: 5, query: "updated_at:>='2026-11-01'" });
+    // An order node costs 137 points (1 + 10 money bags × 3 + attributes 1 + journey 3 + 10 lines × 9 + 2 + 10 refund ids): 7 fit under 1,000.
+    expect(query).toHaveLength(1);
+    expect(query[0]!.body.variables).toMatchObject({ first: 7, query: "updated_at:>='2026-11-01'" });
+    expect(context.fake.costs.filter((call) => call.shop === installed.shop && call.operation === 'ReconcileOrders')).toEqual([{ shop: installed.shop, operation: 'ReconcileOrders', cost: 961 }]);
 
     // Again: nothing changes.
     const counts = async () => ({
@@ -146,8 +178,13 @@ describe('referrals shopify connect (a merchant\'s own custom app)', () => {
       shop,
       shop_name: `Shop ${shop}`,
       app: 'custom',
-      webhooks: { uri: 'https://referrals.example.com/shopify/webhooks', created: ['ORDERS_PAID', 'REFUNDS_CREATE', 'APP_UNINSTALLED'] },
+      webhooks: {
+        uri: 'https://referrals.example.com/shopify/webhooks',
+        created: expect.arrayContaining(['ORDERS_PAID', 'REFUNDS_CREATE', 'APP_UNINSTALLED', 'ORDERS_CANCELLED', 'ORDER_TRANSACTIONS_CREATE']),
+        refused: [],
+      },
     });
+    expect(JSON.parse(run.stdout).webhooks.created).toHaveLength(5);
     expect(context.fake.graphqlCalls(shop, 'CreateWebhookSubscription')[0]!.headers['x-shopify-access-token']).toBe('shpat_custom_token');
     const link = await context.app.db('shopify_shops').where({ brand_id: brand.brandId }).first();
     expect(link).toMatchObject({ shop_domain: shop, app_kind: 'custom', status: 'installed', created_brand: false });
