@@ -154,6 +154,29 @@ describe('Shopify payload mapping (pure, on the published fixtures)', () => {
     expect(refund.metadata).toEqual({ shop: SHOP, transaction_ids: ['1', '5'] });
   });
 
+  it('converts a refund transaction in the buyer\'s EUR to the shop\'s USD at the refund\'s own rate', () => {
+    const { refund, amount_cents, transactions } = mapRefund(parseLosslessJson(fixtureText('refunds-create.usd-shop-eur-buyer.json')), SHOP);
+    // 550.00 EUR; the refund's lines and taxes are 598.94 USD = 550.00 EUR.
+    expect(amount_cents).toBe(59894);
+    expect(refund).toMatchObject({ refund_id: '509562969', order_id: '450789469', refund_amount: 598.94 });
+    expect(transactions).toEqual([{ transaction_id: '179259969', status: 'success', shop_cents: 59894, presentment_cents: 55000, presentment_currency: 'EUR' }]);
+    const noRate = variant(fixtureText('refunds-create.usd-shop-eur-buyer.json'), (payload) => {
+      payload.transactions[0].currency = 'GBP';
+    });
+    expect(() => mapRefund(parseLosslessJson(noRate), SHOP)).toThrow(new Invalid('transactions.0: GBP amount with no shop-money amounts in the refund to convert it by'));
+    const shopMoneySet = variant(fixtureText('refunds-create.usd-shop-eur-buyer.json'), (payload) => {
+      payload.transactions[0].amount_set = { shop_money: { amount: '598.90', currency_code: 'USD' }, presentment_money: { amount: '550.00', currency_code: 'EUR' } };
+    });
+    expect(mapRefund(parseLosslessJson(shopMoneySet), SHOP).amount_cents).toBe(59890);
+  });
+
+  it('maps an order\'s money from shop_money: a USD shop selling in EUR', () => {
+    const { conversion } = mapPaidOrder(parseLosslessJson(fixtureText('orders-paid.usd-shop-eur-buyer.json')), SHOP);
+    expect(conversion).toMatchObject({ order_value: 598.94, order_subtotal: 587, total_discount: 10, currency: 'USD' });
+    expect(conversion.metadata).toMatchObject({ presentment_currency: 'EUR', presentment_total: 550 });
+    expect(conversion.products.map((line) => line.price)).toEqual([199, 199, 199]);
+  });
+
   it('verifies base64 HMAC-SHA256 over the exact bytes, with any candidate secret', () => {
     const body = Buffer.from(fixtureText('customers-redact.template-sample.json'));
     // Worked out apart from the code: openssl dgst -sha256 -hmac secret-b -binary <fixture> | base64

@@ -13,7 +13,7 @@ import type { TopicHandler } from './topic-handler';
  */
 export const handleOrderTransactionsCreate: TopicHandler = async (trx, brand, delivery, body) => {
   const payload = parsePayload(transactionSchema, body, 'order_transactions/create');
-  if (payload.kind?.toLowerCase() !== 'refund') return { outcome: `ignored: a ${payload.kind ?? 'unknown'} transaction` };
+  if (payload.kind?.toLowerCase() !== 'refund') return { outcome: `ignored: not a refund (${payload.kind ?? 'no kind'})` };
   const orderId = idString(payload.order_id);
   if (!orderId) throw new Invalid('order_transactions/create: order_id is missing');
   const transaction = refundTransaction(payload, 'order_transactions/create');

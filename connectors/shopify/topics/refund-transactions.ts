@@ -128,9 +128,10 @@ export async function recordShopifyRefund(trx: Knex.Transaction, brand: Brand, i
   const orderId = input.order_id!;
   try {
     const remaining = await remainingRefundable(trx, brand.brand_id, orderId);
+    if (remaining === 0) return { outcome: 'ignored: nothing left to refund (cancelled or refunded already)', result: { order_id: orderId, refund_id: input.refund_id } };
     const asked = input.refund_amount == null ? null : toCents(input.refund_amount);
-    const capped = asked !== null && remaining !== null && asked > remaining ? remaining : asked;
-    const result = await recordRefund(trx, brand, { ...input, refund_amount: capped === null ? null : amountFromCents(capped) });
+    const amount = asked !== null && remaining !== null ? Math.min(asked, remaining) : asked;
+    const result = await recordRefund(trx, brand, { ...input, refund_amount: amount === null ? null : amountFromCents(amount) });
     return {
       outcome: result.duplicate ? 'duplicate_refund' : 'refund_recorded',
       result: {
