@@ -1,0 +1,38 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { parse } from 'smol-toml';
+import { AUTH_CALLBACK_PATH, SHOPIFY_API_VERSION, WEBHOOK_PATH, loadShopifySettings } from '../../connectors/shopify/shopify-config';
+import { TOPIC_HANDLERS } from '../../connectors/shopify/topics/topic-handlers';
+
+// The app's configuration as code, read as the Shopify CLI reads it, against the connector itself.
+const toml = parse(fs.readFileSync(path.join(__dirname, '../../shopify.app.toml'), 'utf8')) as any;
+const subscriptions: Array<{ topics?: string[]; compliance_topics?: string[]; uri: string }> = toml.webhooks.subscriptions;
+
+describe('shopify.app.toml', () => {
+  it('subscribes, at app level, every topic the connector handles, and nothing it does not', () => {
+    const topics = subscriptions.flatMap((subscription) => subscription.topics ?? []);
+    const compliance = subscriptions.flatMap((subscription) => subscription.compliance_topics ?? []);
+    expect(compliance.sort()).toEqual(['customers/data_request', 'customers/redact', 'shop/redact']);
+    expect([...topics, ...compliance].sort()).toEqual(Object.keys(TOPIC_HANDLERS).sort());
+    expect(topics).toEqual(expect.arrayContaining(['orders/paid', 'refunds/create', 'app/uninstalled', 'orders/cancelled', 'order_transactions/create']));
+  });
+
+  it('delivers every subscription to the webhook route, relative to application_url, at the API version the app calls', () => {
+    expect(toml.webhooks.api_version).toBe('2026-10');
+    expect(toml.webhooks.api_version).toBe(SHOPIFY_API_VERSION);
+    for (const subscription of subscriptions) expect(subscription.uri).toBe(WEBHOOK_PATH);
+    expect(toml.application_url).toMatch(/^https:\/\/[^/]+$/);
+  });
+
+  it('redirects OAuth to the callback route on the same host as application_url', () => {
+    expect(toml.auth.redirect_urls).toEqual([`${toml.application_url}${AUTH_CALLBACK_PATH}`]);
+    expect(AUTH_CALLBACK_PATH).toBe('/shopify/auth/callback');
+  });
+
+  it('asks for the scopes the app asks for at install (SHOPIFY_SCOPES unset), and is a standalone app', () => {
+    const settings = loadShopifySettings({ SHOPIFY_API_KEY: 'k', SHOPIFY_API_SECRET: 's', SHOPIFY_APP_URL: toml.application_url });
+    expect(toml.access_scopes.scopes.split(',').map((scope: string) => scope.trim())).toEqual(settings.app!.scopes);
+    expect(toml.access_scopes.scopes).toBe('read_orders');
+    expect(toml.embedded).toBe(false);
+  });
+});
