@@ -3,6 +3,7 @@ import pino from 'pino';
 import supertest from 'supertest';
 import { createApp, type App } from '../../server/app';
 import { type Config, type RateLimits } from '../../server/config';
+import type { ConnectorParts } from '../../server/http';
 import { testDatabase } from './test-database';
 
 export const TEST_SECRET = 'test-key-encryption-secret';
@@ -30,10 +31,13 @@ export interface TestApp {
   http: ReturnType<typeof supertest>;
 }
 
-/** A Koa app on the test database (real PostgreSQL under TEST_DATABASE_URL, else PGlite). */
-export async function startTestApp(overrides: Partial<Config> = {}, db?: Knex): Promise<TestApp> {
+/**
+ * A Koa app on the test database (real PostgreSQL under TEST_DATABASE_URL, else PGlite), with every
+ * connector configured from the environment unless the test hands its own parts.
+ */
+export async function startTestApp(overrides: Partial<Config> = {}, db?: Knex, connectors?: ConnectorParts[]): Promise<TestApp> {
   const database = db ?? (await testDatabase());
   const config = testConfig(overrides);
-  const app = createApp({ db: database, config, logger: pino({ level: 'silent' }) });
+  const app = createApp({ db: database, config, logger: pino({ level: 'silent' }), connectors });
   return { app, db: database, config, http: supertest(app.callback()) };
 }

@@ -1,4 +1,6 @@
-import { startShopifyInboxWorker } from '../../connectors/shopify/inbox-worker';
+import { shopifyRoutes } from '../../connectors/shopify/http-routes';
+import { InboxBell, startShopifyInboxWorker } from '../../connectors/shopify/inbox-worker';
+import { loadShopifySettings } from '../../connectors/shopify/shopify-config';
 import { processInbox } from '../../connectors/shopify/process-inbox';
 import { TOPIC_HANDLERS } from '../../connectors/shopify/topics/topic-handlers';
 import { updateBrand } from '../../core/brands/brand';
@@ -286,14 +288,21 @@ describe('POST /shopify/webhooks', () => {
   it('a crash between acknowledgement and processing loses nothing: the next worker processes the delivery', async () => {
     const shop = await premierShopWithTenoff();
     await sendWebhook(context.app, ORDER_WITH_TENOFF, { topic: 'orders/paid', shop: shop.shop, webhookId: 'before-crash' });
-    // The process dies here. A new one starts its worker on the same database.
-    const worker = startShopifyInboxWorker({ db: context.app.db, config: context.app.config, logger: pino({ level: 'silent' }) }, { brandId: shop.brandId });
+    // The process dies here. A new one starts on the same database: its webhook route and its
+    // worker share one bell, as the connector wires them; no sweep within the test, so only the
+    // worker's first pass and the bell can process anything.
+    const bell = new InboxBell();
+    const restarted = await startTestApp({}, context.app.db, [{ routes: () => shopifyRoutes(loadShopifySettings().app, bell) }]);
+    const worker = startShopifyInboxWorker(
+      { db: context.app.db, config: context.app.config, logger: pino({ level: 'silent' }), bell },
+      { brandId: shop.brandId, sweepMs: 600_000 },
+    );
     try {
       await waitFor(async () => (await inboxRow(context.app.db, shop.brandId, 'before-crash'))?.status === 'done');
       expect(await conversionOf(shop.brandId, '450789469')).toMatchObject({ referral_code: 'TENOFF' });
 
       // While a worker runs, a new delivery is processed right after it is acknowledged.
-      const refund = await sendWebhook(context.app, refundOf('450789469', '509562969', '50.00'), { topic: 'refunds/create', shop: shop.shop, webhookId: 'kicked' });
+      const refund = await sendWebhook(restarted, refundOf('450789469', '509562969', '50.00'), { topic: 'refunds/create', shop: shop.shop, webhookId: 'kicked' });
       expect(refund.status).toBe(200);
       await waitFor(async () => (await inboxRow(context.app.db, shop.brandId, 'kicked'))?.status === 'done');
       expect(await conversionOf(shop.brandId, '450789469')).toMatchObject({ status: 'partial_refund' });
