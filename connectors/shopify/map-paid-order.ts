@@ -43,7 +43,8 @@ export function parsePayload<T extends z.ZodType>(schema: T, body: unknown, what
  * orders/paid → the conversion the REST API would record for the same order, in the shop's
  * currency (the `*_set.shop_money` amounts; the buyer's currency is kept for display). The value
  * is the order after edits (`current_*`), before the refunds its body already shows (those come
- * as refunds/create), without gift cards (selling one is not a sale). No email: the customer is
+ * as refunds/create; a body without its refunds, like reconcile's, gives the totals as placed),
+ * without gift cards (selling one is not a sale). No email: the customer is
  * whoever the order names (customer id, phone), attributed by the codes it carries.
  */
 export function mapPaidOrder(body: unknown, shopDomain: string): MappedPaidOrder {
@@ -55,7 +56,9 @@ export function mapPaidOrder(body: unknown, shopDomain: string): MappedPaidOrder
   const refunded = refundedInBody(order);
   const lines = (order.line_items ?? []).map((item, index) => paidLine(item, index, refunded.quantities));
   const giftCards = lines.filter((line) => line.gift_card).reduce((sum, line) => sum + line.revenue, 0);
-  const current = (set: MoneySet | null | undefined, field: string) => (set?.shop_money?.amount == null ? null : centsOf(set.shop_money.amount, `${field}.shop_money.amount`));
+  // current_* are net of refunds too: only a body that lists its refunds lets us add them back.
+  const current = (set: MoneySet | null | undefined, field: string) =>
+    set?.shop_money?.amount == null || !Array.isArray(order.refunds) ? null : centsOf(set.shop_money.amount, `${field}.shop_money.amount`);
   const currentTotal = current(order.current_total_price_set, 'current_total_price_set');
   const currentSubtotal = current(order.current_subtotal_price_set, 'current_subtotal_price_set');
   const total = currentTotal !== null ? currentTotal + refunded.total : shopCents(order.total_price_set, order.total_price, 'total_price');

@@ -54,6 +54,9 @@ describe('Shopify payload mapping (pure, on the published fixtures)', () => {
     // current_total_price 398.00 and current_subtotal_price 398.00 (total_price 388.00 is before edits).
     expect(conversion).toMatchObject({ email: 'jon@example.com', order_value: 398, order_subtotal: 398, total_discount: 20, discount_applied: 0, currency: 'USD' });
     expect(test).toBe(true);
+    // A body that does not list its refunds (reconcile's) cannot tell edits from refunds: the totals as placed.
+    const withoutRefunds = variant(fixtureText('orders-paid.webhook-sample.json'), (order) => delete order.refunds);
+    expect(mapPaidOrder(parseLosslessJson(withoutRefunds), SHOP).conversion).toMatchObject({ order_value: 388, order_subtotal: 388 });
     expect(conversion.metadata).toMatchObject({ shipping: 10, total_tax: 0, test: true });
     expect(conversion.products.map((line) => [line.name, line.quantity, line.price, line.sku])).toEqual([
       ['IPod Nano - 8GB', 1, 199, 'IPOD2008PINK'],
