@@ -145,6 +145,31 @@ describe('referrals shopify reconcile', () => {
     expect(await counts()).toEqual(before);
   });
 
+  it('reads an order of 25 lines and 12 refunds whole, in queries Shopify accepts (each under 1,000 points)', async () => {
+    const installed = await installApp(context.app, context.fake, undefined, 'premier');
+    await givenAdvocate(context.app.db, installed.brandId, { code: 'BIGOFF' });
+    const lines = Array.from({ length: 25 }, (_, index) => graphqlLine(`7000${index}`, { title: `Item ${index}`, price: '10.00', code: index === 0 ? 'BIGOFF' : undefined }));
+    const refunds = Array.from({ length: 12 }, (_, index) => graphqlRefund(`8000${index}`, ['0.50', '0.50']));
+    context.fake.orders.set(installed.shop, [graphqlOrder('820982911946160001', { email: 'big@example.com', codes: ['BIGOFF'], total: '250.00', lines, refundNodes: refunds })]);
+
+    const run = await cli(['shopify', 'reconcile', '--brand', installed.brandId, '--since', '2026-11-01', '--json']);
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toMatchObject({ conversions_backfilled: 1, refunds_backfilled: 12, failed: [] });
+    const conversion = await context.app.db('conversions').where({ brand_id: installed.brandId, order_id: '820982911946160001' }).first();
+    expect(conversion.refunded_total).toBe('12.00');
+    expect(await context.app.db('conversion_products').where({ brand_id: installed.brandId, conversion_id: conversion.conversion_id })).toHaveLength(25);
+
+    const calls = context.fake.costs.filter((call) => call.shop === installed.shop);
+    expect(calls.map((call) => call.operation).filter((name) => name !== 'ReconcileOrdersCount')).toEqual([
+      'ReconcileOrders',
+      'ReconcileOrderLineItems', // lines 11–25
+      'ReconcileOrderRefunds', // the first 10 refund ids filled the list
+      ...Array(12).fill('ReconcileRefund'),
+    ]);
+    for (const call of calls) expect(call.cost).toBeLessThanOrEqual(1000);
+    expect(context.fake.graphqlCalls(installed.shop, 'ReconcileOrderLineItems')[0]!.body.variables).toMatchObject({ id: 'gid://shopify/Order/820982911946160001', after: '10' });
+  });
+
   it('prints a readable summary without a progress bar when not on a terminal, and checks its arguments', async () => {
     const installed = await installApp(context.app, context.fake);
     context.fake.orders.set(installed.shop, []);
