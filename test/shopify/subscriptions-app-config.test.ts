@@ -1,12 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'smol-toml';
-import { AUTH_CALLBACK_PATH, SHOPIFY_API_VERSION, WEBHOOK_PATH, loadShopifySettings } from '../../connectors/shopify/shopify-config';
+import { AUTH_CALLBACK_PATH, AUTH_PATH, SHOPIFY_API_VERSION, loadShopifySettings, webhookUrl } from '../../connectors/shopify/shopify-config';
 import { TOPIC_HANDLERS } from '../../connectors/shopify/topics/topic-handlers';
 
 // The app's configuration as code, read as the Shopify CLI reads it, against the connector itself.
 const toml = parse(fs.readFileSync(path.join(__dirname, '../../shopify.app.toml'), 'utf8')) as any;
 const subscriptions: Array<{ topics?: string[]; compliance_topics?: string[]; uri: string }> = toml.webhooks.subscriptions;
+/** The one host every URL of the file names. */
+const origin = new URL(toml.application_url).origin;
 
 describe('shopify.app.toml', () => {
   it('subscribes, at app level, every topic the connector handles, and nothing it does not', () => {
@@ -17,22 +19,26 @@ describe('shopify.app.toml', () => {
     expect(topics).toEqual(expect.arrayContaining(['orders/paid', 'refunds/create', 'app/uninstalled', 'orders/cancelled', 'order_transactions/create']));
   });
 
-  it('delivers every subscription to the webhook route, relative to application_url, at the API version the app calls', () => {
+  it('installs through our install route, and delivers every subscription to the webhook route of the same host, at the API version the app calls', () => {
+    expect(origin).toMatch(/^https:\/\/[^/]+$/);
+    expect(toml.application_url).toBe(`${origin}${AUTH_PATH}`);
+    for (const subscription of subscriptions) expect(subscription.uri).toBe(webhookUrl(origin));
+    expect(webhookUrl(origin)).toBe(`${origin}/shopify/webhooks`);
     expect(toml.webhooks.api_version).toBe('2026-10');
     expect(toml.webhooks.api_version).toBe(SHOPIFY_API_VERSION);
-    for (const subscription of subscriptions) expect(subscription.uri).toBe(WEBHOOK_PATH);
-    expect(toml.application_url).toMatch(/^https:\/\/[^/]+$/);
   });
 
-  it('redirects OAuth to the callback route on the same host as application_url', () => {
-    expect(toml.auth.redirect_urls).toEqual([`${toml.application_url}${AUTH_CALLBACK_PATH}`]);
+  it('redirects OAuth to the callback route on the same host', () => {
+    expect(toml.auth.redirect_urls).toEqual([`${origin}${AUTH_CALLBACK_PATH}`]);
     expect(AUTH_CALLBACK_PATH).toBe('/shopify/auth/callback');
   });
 
   it('asks for the scopes the app asks for at install (SHOPIFY_SCOPES unset), and is a standalone app', () => {
-    const settings = loadShopifySettings({ SHOPIFY_API_KEY: 'k', SHOPIFY_API_SECRET: 's', SHOPIFY_APP_URL: toml.application_url });
+    const settings = loadShopifySettings({ SHOPIFY_API_KEY: 'k', SHOPIFY_API_SECRET: 's', SHOPIFY_APP_URL: origin });
     expect(toml.access_scopes.scopes.split(',').map((scope: string) => scope.trim())).toEqual(settings.app!.scopes);
     expect(toml.access_scopes.scopes).toBe('read_orders');
     expect(toml.embedded).toBe(false);
+    // Not Shopify-managed installation: the service runs the authorization-code grant itself.
+    expect(toml.access_scopes.use_legacy_install_flow).toBe(true);
   });
 });
