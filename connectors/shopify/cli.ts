@@ -95,7 +95,7 @@ export function shopifyCommands(settings: ShopifySettings): Record<string, Comma
       run: (flags, { db }) => shopStatus(db, brandFlag(flags)),
     },
     'shopify reconcile': {
-      usage: 'shopify reconcile --brand ID --since YYYY-MM-DD [--json]',
+      usage: 'shopify reconcile --brand ID --since YYYY-MM-DD [--bulk] [--json]',
       async run(flags, { db, config, isTTY, progress }) {
         const brandId = brandFlag(flags);
         const since = requiredFlag(flags, 'since');
@@ -105,6 +105,7 @@ export function shopifyCommands(settings: ShopifySettings): Record<string, Comma
           since,
           api,
           webhookUri: settings.webhookOrigin ? webhookUrl(settings.webhookOrigin) : null,
+          bulk: flags.bulk ? {} : null,
           onProgress: isTTY ? (done, total) => progress(`\r${progressBar(done, total)}`) : undefined,
         });
         if (isTTY) progress('\n');

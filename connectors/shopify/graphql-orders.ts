@@ -18,7 +18,7 @@ const MONEY = 'shopMoney { amount currencyCode } presentmentMoney { amount curre
 /** The bag and its two amounts. */
 const MONEY_COST = 3;
 
-const LINE_ITEM_FIELDS = `id title name quantity currentQuantity sku variantTitle isGiftCard
+export const LINE_ITEM_FIELDS = `id title name quantity currentQuantity sku variantTitle isGiftCard
             originalUnitPriceSet { ${MONEY} }
             discountAllocations {
               allocatedAmountSet { ${MONEY} }
@@ -26,6 +26,22 @@ const LINE_ITEM_FIELDS = `id title name quantity currentQuantity sku variantTitl
             }`;
 /** A line item, its price, and its (unpaged) allocations: the allocation, its amount and its application. */
 const LINE_ITEM_COST = 1 + MONEY_COST + (1 + MONEY_COST + 1);
+
+/** An order's own fields: everything but its lines and refunds. */
+export const ORDER_FIELDS = `id name email test displayFinancialStatus currencyCode presentmentCurrencyCode cancelledAt
+        totalPriceSet { ${MONEY} }
+        subtotalPriceSet { ${MONEY} }
+        totalDiscountsSet { ${MONEY} }
+        totalTaxSet { ${MONEY} }
+        totalShippingPriceSet { ${MONEY} }
+        currentTotalPriceSet { ${MONEY} }
+        currentSubtotalPriceSet { ${MONEY} }
+        currentTotalDiscountsSet { ${MONEY} }
+        currentTotalTaxSet { ${MONEY} }
+        currentShippingPriceSet { ${MONEY} }
+        discountCodes
+        customAttributes { key value }
+        customerJourneySummary { lastVisit { landingPage } firstVisit { landingPage } }`;
 
 /** Line items and refund ids fetched with each order; the rest come from follow-up queries. */
 export const LINES_WITH_ORDER = 10;
@@ -50,20 +66,7 @@ export const ORDERS_QUERY = `#graphql
     orders(first: $first, after: $after, query: $query, sortKey: UPDATED_AT) {
       pageInfo { hasNextPage endCursor }
       nodes {
-        id name email test displayFinancialStatus currencyCode presentmentCurrencyCode cancelledAt
-        totalPriceSet { ${MONEY} }
-        subtotalPriceSet { ${MONEY} }
-        totalDiscountsSet { ${MONEY} }
-        totalTaxSet { ${MONEY} }
-        totalShippingPriceSet { ${MONEY} }
-        currentTotalPriceSet { ${MONEY} }
-        currentSubtotalPriceSet { ${MONEY} }
-        currentTotalDiscountsSet { ${MONEY} }
-        currentTotalTaxSet { ${MONEY} }
-        currentShippingPriceSet { ${MONEY} }
-        discountCodes
-        customAttributes { key value }
-        customerJourneySummary { lastVisit { landingPage } firstVisit { landingPage } }
+        ${ORDER_FIELDS}
         lineItems(first: ${LINES_WITH_ORDER}) {
           pageInfo { hasNextPage endCursor }
           nodes {

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { getBrand } from '../../core/brands/brand';
 import type { AdminApi } from './admin-api';
+import { type BulkOptions, bulkOrdersChangedSince } from './bulk-orders';
 import { countOrders, idFromGid, ordersChangedSince, refundsOf, toWebhookOrder, toWebhookRefund, wasPaid, withAllLineItems } from './graphql-orders';
 import { acceptDelivery, requeueDelivery } from './inbox';
 import { processDeliveryNow } from './process-inbox';
@@ -29,6 +30,8 @@ export interface ReconcileOptions {
   api: AdminApi;
   /** Our webhook URL; a custom app's missing subscriptions are re-created there. */
   webhookUri?: string | null;
+  /** Read the orders with one bulk operation (large backfills) instead of page by page. */
+  bulk?: BulkOptions | null;
   onProgress?: (done: number, total: number | null) => void;
   logger?: Logger;
 }
@@ -61,7 +64,8 @@ export async function reconcileShop(db: Knex, brandId: string, options: Reconcil
   const feed = (topic: string, id: string, orderId: string, body: Record<string, unknown>) =>
     feedDelivery(db, { brand_id: brandId, shop: options.api.shop, topic, webhook_id: `reconcile:${topic}:${id}`, order_id: orderId, body }, summary, options.logger);
 
-  for await (const orders of ordersChangedSince(options.api, options.since)) {
+  const pages = options.bulk ? bulkOrdersChangedSince(options.api, options.since, options.bulk) : ordersChangedSince(options.api, options.since);
+  for await (const orders of pages) {
     for (const order of orders) {
       summary.orders_checked += 1;
       if (!wasPaid(order)) {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { parse, validate } from 'graphql';
 import { parse as parseToml } from 'smol-toml';
 import { adminSchema } from './admin-schema';
+import { bulkOrdersQuery } from '../../connectors/shopify/bulk-orders';
 import { ruleOn } from './admin-query-rules';
 
 const CONNECTOR = path.join(__dirname, '../../connectors/shopify');
@@ -53,6 +54,8 @@ describe('the Admin GraphQL documents the connector sends', () => {
         'ReconcileOrderLineItems',
         'ReconcileOrderRefunds',
         'ReconcileOrders',
+        'ReconcileBulkOperation',
+        'ReconcileBulkOrders',
         'ReconcileOrdersCount',
         'ReconcileRefund',
       ]),
@@ -71,6 +74,12 @@ describe('the Admin GraphQL documents the connector sends', () => {
       expect(ruling.denied).toEqual([]);
     },
   );
+
+  it('the bulk query of `reconcile --bulk` is valid and selects only what the declared scopes allow', () => {
+    const document = parse(bulkOrdersQuery('2026-11-01'));
+    expect(validate(adminSchema().schema, document).map((error) => error.message)).toEqual([]);
+    expect(ruleOn(adminSchema(), document, {}, { scopes: declaredScopes, protectedContent: ['email'] }).denied).toEqual([]);
+  });
 
   it('Shopify\'s schema would refuse what reconcile used to select: the customer and the product without their scopes', () => {
     const old = parse('query { orders(first: 1) { nodes { customer { firstName } lineItems(first: 1) { nodes { product { id } variant { id } } } } } }');

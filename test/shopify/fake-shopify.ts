@@ -44,6 +44,10 @@ export class FakeShopify {
   readonly throttled: string[] = [];
   /** Each shop's rate-limit bucket (set one to test throttling). */
   readonly buckets = new Map<string, Bucket>();
+  /** Result files of bulk operations, by path on BULK_HOST. */
+  readonly bulkFiles = new Map<string, string>();
+  /** Each bulk operation started, with its query. */
+  readonly bulkOperations: Array<{ shop: string; id: string; query: string }> = [];
   private subscriptionIds = 0;
   /** Seconds an issued access token lives. */
   accessTokenLifetime = 3600;
@@ -75,6 +79,10 @@ export class FakeShopify {
     this.requests.push(request);
     if (url.pathname === '/admin/oauth/access_token') return this.token(request);
     if (/^\/admin\/api\/[\d-]+\/graphql\.json$/.test(url.pathname)) return this.graphql(request);
+    if (url.hostname === BULK_HOST) {
+      const file = this.bulkFiles.get(url.pathname);
+      return file === undefined ? json(404, { errors: 'Not Found' }) : new Response(file, { status: 200, headers: { 'Content-Type': 'application/jsonl' } });
+    }
     return json(404, { errors: 'Not Found' });
   };
 
@@ -180,9 +188,62 @@ export class FakeShopify {
       ordersCount: () => ({ count: orders.length, precision: 'EXACT' }),
       orders: () => ({ nodes: orders }),
       order: ({ id }: { id: string }) => orders.find((order) => order.id === id) ?? null,
+      bulkOperationRunQuery: ({ query }: { query: string }) => this.runBulkQuery(shop, query),
+      bulkOperation: ({ id }: { id: string }) => {
+        const operation = this.bulkOperations.find((candidate) => candidate.id === id);
+        if (!operation) return null;
+        const path = `/${idFromGid(id)}.jsonl`;
+        const lines = this.bulkFiles.get(path)!.split('\n').filter(Boolean).length;
+        return { id, status: 'COMPLETED', errorCode: null, objectCount: String(lines), url: lines ? `https://${BULK_HOST}${path}` : null, partialDataUrl: null };
+      },
       refund: ({ id }: { id: string }) => orders.flatMap((order) => order.refunds ?? []).find((refund) => refund.id === id) ?? null,
     };
   }
+
+  /**
+   * A bulk query as Shopify runs it: validated against the schema (connections need no first),
+   * executed over the shop's orders, and written as JSONL: each node of a nested connection on a
+   * line of its own with `__parentId`, after its parent.
+   */
+  private runBulkQuery(shop: string, query: string) {
+    const admin = adminSchema();
+    let document: DocumentNode;
+    try {
+      document = parse(query);
+    } catch (error) {
+      return { bulkOperation: null, userErrors: [{ field: ['query'], message: (error as Error).message }] };
+    }
+    const invalid = validate(admin.schema, document);
+    const denied = ruleOn(admin, document, {}, this.grantFor(shop)).denied;
+    if (invalid.length > 0 || denied.length > 0) {
+      return { bulkOperation: null, userErrors: [...invalid.map((error) => error.message), ...denied.map((denial) => `Access denied for ${denial.path}.`)].map((message) => ({ field: ['query'], message })) };
+    }
+    const result = executeSync({ schema: admin.schema, document, rootValue: this.root(shop), fieldResolver: paginatingResolver, typeResolver: (value: any) => value?.__typename });
+    if (result.errors?.length) return { bulkOperation: null, userErrors: result.errors.map((error) => ({ field: ['query'], message: error.message })) };
+    const lines: string[] = [];
+    const emit = (node: Record<string, any>, parentId?: string) => {
+      const own: Record<string, unknown> = {};
+      const children: Array<Record<string, any>> = [];
+      for (const [key, value] of Object.entries(node)) {
+        if (value && typeof value === 'object' && Array.isArray((value as any).edges)) children.push(...(value as any).edges.map((edge: any) => edge.node));
+        else own[key] = value;
+      }
+      lines.push(JSON.stringify(parentId ? { ...own, __parentId: parentId } : own));
+      for (const child of children) emit(child, node.id);
+    };
+    for (const connection of Object.values(result.data ?? {}) as any[]) for (const edge of connection.edges) emit(edge.node);
+    const id = `gid://shopify/BulkOperation/${this.bulkOperations.length + 1}${randomBytes(3).toString('hex')}`;
+    this.bulkOperations.push({ shop, id, query });
+    this.bulkFiles.set(`/${idFromGid(id)}.jsonl`, lines.map((line) => `${line}\n`).join(''));
+    return { bulkOperation: { id, status: 'CREATED' }, userErrors: [] };
+  }
+}
+
+/** Where the fake keeps bulk operations' result files (Shopify's are signed storage URLs). */
+const BULK_HOST = 'bulk-results.shopify-fake.test';
+
+function idFromGid(gid: string): string {
+  return gid.slice(gid.lastIndexOf('/') + 1);
 }
 
 interface Bucket {
@@ -200,11 +261,13 @@ const paginatingResolver: GraphQLFieldResolver<any, unknown> = (source, args, co
   const value = typeof source?.[info.fieldName] === 'function' ? source[info.fieldName](args, context, info) : source?.[info.fieldName];
   const items: unknown[] | null = Array.isArray(value) ? value : Array.isArray(value?.nodes) ? value.nodes : null;
   const first = typeof args.first === 'number' ? args.first : null;
-  if (!items || first === null) return value;
+  const connection = getNamedType(info.returnType).name.endsWith('Connection');
+  // A bulk query asks for connections without first: all of it.
+  if (!items || (first === null && !connection)) return value;
   const start = typeof args.after === 'string' ? Number(args.after) : 0;
-  const page = items.slice(start, start + first);
+  const page = first === null ? items.slice(start) : items.slice(start, start + first);
   const end = start + page.length;
-  if (Array.isArray(value) && !getNamedType(info.returnType).name.endsWith('Connection')) return page;
+  if (!connection) return page;
   return {
     nodes: page,
     edges: page.map((node, index) => ({ node, cursor: String(start + index + 1) })),

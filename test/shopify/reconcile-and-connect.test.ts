@@ -170,6 +170,34 @@ describe('referrals shopify reconcile', () => {
     expect(context.fake.graphqlCalls(installed.shop, 'ReconcileOrderLineItems')[0]!.body.variables).toMatchObject({ id: 'gid://shopify/Order/820982911946160001', after: '10' });
   });
 
+  it('--bulk reads every order through one bulk operation (large backfills), every line of it, with the same outcome', async () => {
+    const installed = await installApp(context.app, context.fake, undefined, 'premier');
+    await givenAdvocate(context.app.db, installed.brandId, { code: 'BULKOFF' });
+    const lines = Array.from({ length: 25 }, (_, index) => graphqlLine(`9100${index}`, { title: `Bulk ${index}`, price: '10.00', code: index === 0 ? 'BULKOFF' : undefined }));
+    context.fake.orders.set(installed.shop, [
+      graphqlOrder('820982911946170001', { email: 'bulk@example.com', codes: ['BULKOFF'], total: '250.00', lines, refunds: [{ id: '890088186047899001', amount: '10.00' }] }),
+      graphqlOrder('820982911946170002', { email: 'nobody@example.com' }),
+      graphqlOrder('820982911946170003', { email: 'pending@example.com', status: 'PENDING' }),
+    ]);
+
+    const run = await cli(['shopify', 'reconcile', '--brand', installed.brandId, '--since', '2026-11-01', '--bulk', '--json']);
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      orders_checked: 3,
+      conversions_backfilled: 1,
+      refunds_backfilled: 1,
+      orders: { conversion_recorded: 1, not_attributed: 1, not_paid: 1 },
+      failed: [],
+    });
+    const started = context.fake.bulkOperations.filter((operation) => operation.shop === installed.shop);
+    expect(started).toHaveLength(1);
+    expect(started[0]!.query).toContain(`orders(query: "updated_at:>='2026-11-01'"`);
+    expect(context.fake.graphqlCalls(installed.shop, 'ReconcileOrders')).toEqual([]);
+    const conversion = await context.app.db('conversions').where({ brand_id: installed.brandId, order_id: '820982911946170001' }).first();
+    expect(conversion).toMatchObject({ email: 'bulk@example.com', referral_code: 'BULKOFF', refunded_total: '10.00' });
+    expect(await context.app.db('conversion_products').where({ brand_id: installed.brandId, conversion_id: conversion.conversion_id })).toHaveLength(25);
+  });
+
   it('prints a readable summary without a progress bar when not on a terminal, and checks its arguments', async () => {
     const installed = await installApp(context.app, context.fake);
     context.fake.orders.set(installed.shop, []);
