@@ -2,14 +2,15 @@ import net from 'node:net';
 import { lockDataDir } from '../../core/db/data-dir-lock';
 import {
   type Spawned,
+  childPids,
   freePort,
-  groupAlive,
   killGroup,
   processEnv,
   referrals,
   removeTempDirs,
   spawnProcess,
   tempDataDir,
+  untilGroupEmpty,
   untilReady,
 } from '../operations/processes';
 
@@ -20,6 +21,8 @@ describe('quick start on the embedded database', () => {
   let port: number;
   let env: NodeJS.ProcessEnv;
 
+  // An empty DATA_DIR, as on a first start: this server creates and migrates its database (the other
+  // tests' servers start from a copy of the migrated template).
   beforeAll(async () => {
     dataDir = tempDataDir();
     port = await freePort();
@@ -54,10 +57,16 @@ describe('quick start on the embedded database', () => {
     expect(balance.balance).toBe(12);
   }, 120_000);
 
+  it('runs the server as npm\'s only child, so nothing between them relays signals (the tsx CLI did, and under load gave up after 30 ms with exit 143)', () => {
+    const children = childPids(npm.child.pid!);
+    expect(children).toHaveLength(1);
+    expect(() => lockDataDir(dataDir)).toThrow(`(pid ${children[0]})`); // that child owns the data directory: it is the server
+  });
+
   it('stops on SIGTERM to the `npm start` process, as a supervisor sends it: npm exits 0 and nothing is left holding the port or the data directory', async () => {
     npm.child.kill('SIGTERM');
     expect(await npm.exited).toEqual({ code: 0, signal: null });
-    expect(groupAlive(npm)).toBe(false); // no orphan left in its process group
+    await untilGroupEmpty(npm); // no orphan left in its process group
     const refused = await new Promise<string | undefined>((resolve) =>
       net
         .connect(port, '127.0.0.1', () => resolve(undefined))

@@ -3,8 +3,10 @@ import path from 'node:path';
 import { DataDirInUseError, lockDataDir } from '../../core/db/data-dir-lock';
 import {
   type Spawned,
+  CLI,
   freePort,
   killIfRunning,
+  migratedDataDir,
   processEnv,
   referrals,
   removeTempDirs,
@@ -14,15 +16,18 @@ import {
   SERVER_COMMAND,
 } from './processes';
 
-/** A process that owns the data directory and never serves it, as a hung or busy owner would. */
-function holdDataDir(dataDir: string, seconds: number): Spawned {
-  const script = `const { lockDataDir } = require('./core/db/data-dir-lock'); lockDataDir(${JSON.stringify(dataDir)}); console.log('locked'); setTimeout(() => {}, ${seconds * 1000});`;
+/**
+ * A process that owns the data directory and never serves it, as a hung or busy owner would; it
+ * lets go (exit 0) on SIGHUP, so a test decides when rather than guessing a duration.
+ */
+function holdDataDir(dataDir: string): Spawned {
+  const script = `const { lockDataDir } = require('./core/db/data-dir-lock'); lockDataDir(${JSON.stringify(dataDir)}); process.on('SIGHUP', () => process.exit(0)); console.log('locked'); setTimeout(() => {}, 120000);`;
   return spawnProcess(['node', '--import', 'tsx', '-e', script], processEnv({}));
 }
 
-async function untilPrinted(spawned: Spawned, text: string): Promise<void> {
+async function untilPrinted(spawned: Spawned, text: string, stream: 'stdout' | 'stderr' = 'stdout'): Promise<void> {
   const deadline = Date.now() + 30_000;
-  while (!spawned.stdout().includes(text)) {
+  while (!spawned[stream]().includes(text)) {
     if (spawned.child.exitCode !== null || Date.now() > deadline) throw new Error(`never printed "${text}": ${spawned.stdout()} ${spawned.stderr()}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -59,12 +64,13 @@ describe('the data directory lock', () => {
 });
 
 describe('one owner per data directory (embedded database)', () => {
-  const dataDir = tempDataDir();
+  let dataDir: string;
   let owner: Spawned;
   let port: number;
   let env: NodeJS.ProcessEnv;
 
   beforeAll(async () => {
+    dataDir = await migratedDataDir();
     port = await freePort();
     env = processEnv({ DATA_DIR: dataDir });
     owner = await startServer(env, port);
@@ -97,7 +103,7 @@ describe('one owner per data directory (embedded database)', () => {
 
 describe('a data directory whose owner was killed with SIGKILL', () => {
   it('is opened by the CLI, which leaves the stale admin socket, then taken over by a new server with every acknowledged write', async () => {
-    const dataDir = tempDataDir();
+    const dataDir = await migratedDataDir();
     const env = processEnv({ DATA_DIR: dataDir });
     let server: Spawned | undefined;
     try {
@@ -133,7 +139,7 @@ describe('the CLI when the owner does not answer', () => {
     const dataDir = tempDataDir();
     const socketPath = path.join(dataDir, 'admin.sock');
     await staleSocket(socketPath);
-    const holder = holdDataDir(dataDir, 60);
+    const holder = holdDataDir(dataDir);
     try {
       await untilPrinted(holder, 'locked');
       const started = Date.now();
@@ -150,17 +156,20 @@ describe('the CLI when the owner does not answer', () => {
   }, 60_000);
 
   it('waits while another process holds the directory briefly, then runs the command itself', async () => {
-    const dataDir = tempDataDir();
-    const holder = holdDataDir(dataDir, 2);
+    const dataDir = await migratedDataDir();
+    const holder = holdDataDir(dataDir);
+    let cli: Spawned | undefined;
     try {
       await untilPrinted(holder, 'locked');
-      const result = await referrals(['brand', 'create', '--name', 'Patient', '--plan', 'starter', '--json'], processEnv({ DATA_DIR: dataDir }));
-      expect(result.code).toBe(0);
-      expect(JSON.parse(result.stdout)).toMatchObject({ brand: { name: 'Patient' } });
-      expect(result.stderr).toContain(`waiting for pid ${holder.child.pid} that owns ${dataDir}`);
-      expect(holder.child.exitCode).toBe(0); // it let go first
+      cli = spawnProcess(['node', CLI, 'brand', 'create', '--name', 'Patient', '--plan', 'starter', '--json'], processEnv({ DATA_DIR: dataDir }));
+      await untilPrinted(cli, `waiting for pid ${holder.child.pid} that owns ${dataDir}`, 'stderr');
+      holder.child.kill('SIGHUP');
+      expect(await holder.exited).toEqual({ code: 0, signal: null }); // it let go first
+      expect(await cli.exited).toEqual({ code: 0, signal: null });
+      expect(JSON.parse(cli.stdout())).toMatchObject({ brand: { name: 'Patient' } });
     } finally {
       killIfRunning(holder);
+      killIfRunning(cli);
     }
   }, 120_000);
 });

@@ -22,11 +22,11 @@ describe('start-up with PostgreSQL unreachable', () => {
     const started = Date.now();
     const server = spawnProcess(
       SERVER_COMMAND,
-      processEnv({ DATABASE_URL: `postgres://postgres:s3cret@127.0.0.1:${port}/referrals`, DATABASE_STARTUP_TIMEOUT_SECONDS: '5', PORT: String(await freePort()) }),
+      processEnv({ DATABASE_URL: `postgres://postgres:s3cret@127.0.0.1:${port}/referrals`, DATABASE_STARTUP_TIMEOUT_SECONDS: '3', PORT: String(await freePort()) }),
     );
     try {
       expect(await server.exited).toEqual({ code: 4, signal: null });
-      expect(Date.now() - started).toBeGreaterThanOrEqual(5_000);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(3_000);
       const attempts = attemptsLogged(server);
       expect(attempts.slice(0, 3)).toEqual([
         expect.objectContaining({ attempt: 1, retryInMs: 250, msg: 'database unreachable; retrying' }),
@@ -34,7 +34,7 @@ describe('start-up with PostgreSQL unreachable', () => {
         expect.objectContaining({ attempt: 3, retryInMs: 1000 }),
       ]);
       expect(attempts.at(-1)).toMatchObject({ retryInMs: null, msg: 'database unreachable; giving up' });
-      expect(server.stderr()).toContain(`failed to start: PostgreSQL at 127.0.0.1:${port}/referrals: the database did not answer in 5 s`);
+      expect(server.stderr()).toContain(`failed to start: PostgreSQL at 127.0.0.1:${port}/referrals: the database did not answer in 3 s`);
       expect(server.stderr() + server.stdout()).not.toContain('s3cret');
     } finally {
       killIfRunning(server);

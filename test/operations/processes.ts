@@ -1,14 +1,15 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import { createDatabase } from '../../core/db/create-database';
 import { migrateToLatest } from '../../core/db/migrate';
+import { fillWithMigratedDatabase } from '../helpers/embedded-template';
 import { scratchDir } from '../helpers/scratch-space';
 
 export const ROOT = path.resolve(__dirname, '../..');
-const CLI = path.join(ROOT, 'server/cli/referrals.cjs');
+export const CLI = path.join(ROOT, 'server/cli/referrals.cjs');
 /** What `npm start` runs, without npm: the server is this very process. */
 export const SERVER_COMMAND = ['node', '--import', 'tsx', 'server/main.ts'];
 
@@ -48,17 +49,24 @@ export function tempDataDir(): string {
   return dataDir;
 }
 
+/** A DATA_DIR holding a copy of the migrated template: a first start creates and migrates one, seconds of CPU. */
+export async function migratedDataDir(): Promise<string> {
+  const dataDir = tempDataDir();
+  await fillWithMigratedDatabase(dataDir);
+  return dataDir;
+}
+
 export function removeTempDirs(): void {
   for (const folder of tempDirs.splice(0)) fs.rmSync(folder, { recursive: true, force: true });
 }
 
 /**
  * The database of a spawned server, as env vars, and a way for the test to open it while that
- * server is not running: TEST_DATABASE_URL when set, else the embedded one in a fresh DATA_DIR.
+ * server is not running: TEST_DATABASE_URL when set, else the embedded one in a migrated DATA_DIR.
  */
-export function serverDatabase(): { env: NodeJS.ProcessEnv; open(): Promise<Knex> } {
+export async function serverDatabase(): Promise<{ env: NodeJS.ProcessEnv; open(): Promise<Knex> }> {
   const url = process.env.TEST_DATABASE_URL;
-  const dataDir = tempDataDir();
+  const dataDir = url ? tempDataDir() : await migratedDataDir();
   return {
     env: { DATABASE_URL: url ?? '', DATA_DIR: dataDir },
     async open() {
@@ -91,7 +99,7 @@ export async function untilReady(server: Spawned, port: number, timeoutMs = 100_
       // not listening yet
     }
     if (Date.now() > deadline) throw new Error(`the server was not ready in ${timeoutMs} ms:\n${server.stdout()}\n${server.stderr()}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
@@ -128,6 +136,26 @@ export function groupAlive(spawned: Spawned): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Resolves once the group of a process spawned with `detached` is empty. The leader's exit event
+ * can come before the kernel has removed the last member (a child not yet reaped is still in the
+ * group), so this polls, for a bounded time, rather than checking once.
+ */
+export async function untilGroupEmpty(spawned: Spawned, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (groupAlive(spawned)) {
+    if (Date.now() > deadline) throw new Error(`processes are still running in group ${spawned.child.pid} ${timeoutMs} ms after its leader exited`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** The pids of a process's children, as procps `ps` lists them. */
+export function childPids(pid: number): number[] {
+  const listed = spawnSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' });
+  if (listed.error) throw listed.error;
+  return listed.stdout.split('\n').filter((line) => line.trim()).map(Number);
 }
 
 /** Ends whatever a test left of such a group. */

@@ -5,7 +5,6 @@ import { TEST_SECRET } from '../helpers/test-app';
 import {
   type Spawned,
   freePort,
-  groupAlive,
   killGroup,
   killIfRunning,
   processEnv,
@@ -13,6 +12,7 @@ import {
   serverDatabase,
   spawnProcess,
   startServer,
+  untilGroupEmpty,
   untilReady,
 } from './processes';
 
@@ -56,7 +56,7 @@ function post(agent: http.Agent, port: number, headers: Record<string, string>, 
 
 describe('shutdown', () => {
   it('under keep-alive load, SIGTERM answers every request it read (with Connection: close), stores every 2xx, and exits 0', async () => {
-    const database = serverDatabase();
+    const database = await serverDatabase();
     const setup = await database.open();
     const brand = await givenBrand(setup);
     const advocate = await givenAdvocate(setup, brand.brandId);
@@ -121,17 +121,22 @@ describe('shutdown', () => {
   }, 240_000);
 
   it('cuts off a request that never finishes after SHUTDOWN_TIMEOUT_MS and exits with code 5', async () => {
-    const database = serverDatabase();
+    const database = await serverDatabase();
     const port = await freePort();
     let server: Spawned | undefined;
     const socket = new net.Socket();
     try {
       server = await startServer(processEnv({ ...database.env, SHUTDOWN_TIMEOUT_MS: '1500', LOG_LEVEL: 'info' }), port);
-      // Headers promise a body that never comes: the request stays in flight.
+      // Headers promise a body that never comes: the request stays in flight. The server's
+      // "100 Continue" proves it has read the request, so SIGTERM cannot find the connection idle.
       await new Promise<void>((resolve) => socket.connect(port, '127.0.0.1', resolve));
       socket.on('error', () => undefined);
-      socket.write('POST /api/v1/track/conversion HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"email":');
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      const continued = new Promise<void>((resolve, reject) =>
+        socket.once('data', (chunk: Buffer) => (chunk.toString().startsWith('HTTP/1.1 100') ? resolve() : reject(new Error(`not a 100 Continue: ${chunk}`)))),
+      );
+      socket.write('POST /api/v1/track/conversion HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n');
+      await continued;
+      socket.write('{"email":');
       const sent = Date.now();
       server.child.kill('SIGTERM');
       expect(await server.exited).toEqual({ code: 5, signal: null });
@@ -145,7 +150,7 @@ describe('shutdown', () => {
   }, 180_000);
 
   it('stops cleanly when Ctrl-C reaches the whole `npm start` process group (npm relays the SIGINT too)', async () => {
-    const database = serverDatabase();
+    const database = await serverDatabase();
     const port = await freePort();
     const npm = spawnProcess(['npm', 'start'], processEnv({ ...database.env, PORT: String(port), LOG_LEVEL: 'info' }), { detached: true });
     try {
@@ -153,7 +158,7 @@ describe('shutdown', () => {
       process.kill(-npm.child.pid!, 'SIGINT');
       expect(await npm.exited).toEqual({ code: 0, signal: null });
       expect(npm.stdout()).toContain('"msg":"stopped"');
-      expect(groupAlive(npm)).toBe(false);
+      await untilGroupEmpty(npm);
     } finally {
       killGroup(npm);
     }
