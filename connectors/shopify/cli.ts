@@ -92,7 +92,10 @@ export function shopifyCommands(settings: ShopifySettings): Record<string, Comma
     },
     'shopify status': {
       usage: 'shopify status --brand ID [--json]',
-      run: (flags, { db }) => shopStatus(db, brandFlag(flags)),
+      run: (flags, { db, config }) => {
+        const brandId = brandFlag(flags);
+        return shopStatus(db, brandId, () => adminApiForBrand(db, brandId, { encryptionSecret: config.keyEncryptionSecret, appConfig: settings.app }));
+      },
     },
     'shopify reconcile': {
       usage: 'shopify reconcile --brand ID --since YYYY-MM-DD [--bulk] [--json]',

@@ -59,6 +59,14 @@ describe('shop-specific webhook subscriptions (custom apps)', () => {
     const kept = subscriptions.map((subscription) => subscription.id).sort();
     context.fake.orders.set(shop, []);
 
+    // `status` asks Shopify which subscriptions it still has.
+    const before = JSON.parse((await cli(['shopify', 'status', '--brand', brand.brandId, '--json'])).stdout);
+    expect(before.live_check_error).toBeNull();
+    expect(before.subscriptions.find((row: any) => row.topic === 'REFUNDS_CREATE')).toMatchObject({ status: 'subscribed', live: false });
+    expect(before.subscriptions.find((row: any) => row.topic === 'APP_UNINSTALLED')).toMatchObject({ status: 'subscribed', live: true });
+    expect(before.actions.find((action: string) => action.startsWith('REFUNDS_CREATE'))).toContain('no longer lists this subscription');
+    expect(before.actions.find((action: string) => action.startsWith('ORDERS_PAID'))).toContain('Protected customer data');
+
     const run = await cli(['shopify', 'reconcile', '--brand', brand.brandId, '--since', '2026-11-01', '--json']);
     expect(run.stderr).toBe('');
     expect(JSON.parse(run.stdout).webhooks).toMatchObject({ uri: URI, refused: [] });
