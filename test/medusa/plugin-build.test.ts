@@ -1,12 +1,12 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { asValue } from '@medusajs/framework/awilix';
 import { SubscriberLoader } from '@medusajs/framework/subscribers';
 import type { MedusaContainer } from '@medusajs/framework/types';
 import { Modules } from '@medusajs/framework/utils';
+import { PLUGIN_DIR, buildPlugin } from './plugin-package';
 
-const pluginDir = path.resolve(__dirname, '../../connectors/medusa/plugin');
+const pluginDir = PLUGIN_DIR;
 const subscribersDir = path.join(pluginDir, '.medusa/server/src/subscribers');
 
 /**
@@ -19,9 +19,7 @@ function medusaContainer(): MedusaContainer {
 }
 
 describe('the Medusa plugin build', () => {
-  beforeAll(() => {
-    execFileSync('npm', ['run', 'build:medusa-plugin'], { cwd: path.resolve(__dirname, '../..'), stdio: 'pipe' });
-  }, 120_000);
+  beforeAll(() => buildPlugin(), 240_000);
 
   it('compiles with one command into .medusa/server/src, where Medusa loads a plugin’s subscribers from', () => {
     expect(fs.readdirSync(subscribersDir).sort()).toEqual(['order-canceled.js', 'order-placed.js', 'payment-captured.js', 'payment-refunded.js']);

@@ -1,0 +1,220 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { rewardBalance } from '../../core/ledger/reward-ledger';
+import { givenAdvocate, givenBrand } from '../helpers/fixtures';
+import { type RealPostgres, realPostgres } from '../helpers/real-postgres';
+import { type TestApp, startTestApp } from '../helpers/test-app';
+import { type MedusaApp, createMedusaApp } from './medusa-app';
+import type { PlacedOrder } from './medusa-store-api';
+
+/**
+ * A real Medusa 2.21.2 store (test/medusa-app, PostgreSQL) with the plugin installed from its packed
+ * tarball and configured as the README says, driven through Medusa's store and admin APIs, reporting
+ * to our service listening on a port. Orders: two tees at 100.00 + 10.00 shipping − a 10.00 code = 200.00;
+ * the brand rewards 10 % of the order value, so 20.00.
+ */
+
+let service: TestApp;
+let postgres: RealPostgres;
+let listening: http.Server | null = null;
+let port = 0;
+let brand: Awaited<ReturnType<typeof givenBrand>>;
+let medusa: MedusaApp;
+
+function serviceUp(): Promise<void> {
+  return new Promise((resolve) => {
+    listening = http.createServer(service.app.callback()).listen(port, '127.0.0.1', () => {
+      port = (listening!.address() as AddressInfo).port;
+      resolve();
+    });
+  });
+}
+
+function serviceDown(): Promise<void> {
+  const stopping = listening;
+  listening = null;
+  return new Promise((resolve) => (stopping ? stopping.close(() => resolve()) : resolve()));
+}
+
+/** Polls until `check` stops throwing (deliveries are asynchronous), then returns its value. */
+async function eventually<T>(check: () => Promise<T>, timeoutMs = 40_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error(`${(error as Error).message}\n--- Medusa's output ---\n${medusa.output()}`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
+beforeAll(async () => {
+  postgres = await realPostgres();
+  service = await startTestApp({}, postgres.db);
+  await serviceUp();
+  brand = await givenBrand(service.db, { plan: 'premier', reward_type: 'percentage', reward_value: 10 });
+  medusa = await createMedusaApp({ serviceUrl: `http://127.0.0.1:${port}`, brandId: brand.brandId, apiKey: brand.apiKey });
+  await medusa.start();
+  await medusa.api.setUpCatalog();
+}, 300_000);
+
+afterAll(async () => {
+  await medusa?.destroy();
+  await serviceDown();
+  await postgres?.close();
+}, 60_000);
+
+let shopper = 0;
+
+/** An advocate whose referral code is a Medusa promotion (10.00 off), and an order placed with it. */
+async function givenReferralOrder(): Promise<{ order: PlacedOrder; advocateId: number; code: string }> {
+  const advocate = await givenAdvocate(service.db, brand.brandId);
+  await medusa.api.createPromotion(advocate.code, 10);
+  shopper += 1;
+  const order = await medusa.api.placeOrder(`shopper${shopper}-${Date.now()}@example.com`, advocate.code);
+  return { order, advocateId: advocate.advocateId, code: advocate.code };
+}
+
+const conversionOf = (order: PlacedOrder) => service.db('conversions').where({ brand_id: brand.brandId, order_id: order.orderId }).first();
+const refundsOf = (order: PlacedOrder) =>
+  service
+    .db('refunds')
+    .where({ brand_id: brand.brandId })
+    .whereIn('conversion_id', service.db('conversions').select('conversion_id').where({ brand_id: brand.brandId, order_id: order.orderId }))
+    .orderBy('refund_pk');
+const refundsOfPayment = (order: PlacedOrder) => service.db('refunds').where({ brand_id: brand.brandId }).whereRaw("metadata->>'medusa_payment_id' = ?", [order.paymentId]);
+const balanceOf = async (advocateId: number) => (await rewardBalance(service.db, brand.brandId, advocateId)).balance;
+const deliveriesOf = (order: PlacedOrder) => medusa.db('referral_delivery').where({ order_id: order.orderId }).orderBy('created_at');
+
+async function expectConversion(order: PlacedOrder, expected: Record<string, unknown>) {
+  return eventually(async () => {
+    const conversion = await conversionOf(order);
+    expect(conversion).toMatchObject(expected);
+    return conversion;
+  });
+}
+
+/** Every delivery Medusa recorded for the order was accepted by the service. */
+async function expectAllDelivered(order: PlacedOrder, count: number) {
+  await eventually(async () => {
+    expect((await deliveriesOf(order)).map((delivery) => delivery.status)).toEqual(Array(count).fill('delivered'));
+  });
+}
+
+describe('the plugin inside a real Medusa 2.21 store', () => {
+  it('records a referral order once its payment is captured: 200.00 paid, reward 20.00, the claim converted', async () => {
+    const { order, advocateId, code } = await givenReferralOrder();
+    await expectAllDelivered(order, 1); // order.placed: authorized only, paid_total 0
+    expect(await conversionOf(order)).toBeUndefined();
+
+    await medusa.api.capture(order);
+    const conversion = await expectConversion(order, { status: 'completed', order_value: '200.00', referrer_reward_paid: '20.00', referral_code: code, source: 'medusa' });
+    const claim = await service.db('claims').where({ brand_id: brand.brandId, claim_id: conversion.claim_id }).first();
+    expect(claim).toMatchObject({ status: 'converted', referral_code: code });
+    expect(await balanceOf(advocateId)).toBe(20);
+    await expectAllDelivered(order, 2);
+  }, 90_000);
+
+  it('reverses the reward pro rata on a partial refund (50.00 of 200.00), and the rest on the full refund', async () => {
+    const { order, advocateId } = await givenReferralOrder();
+    await medusa.api.capture(order);
+    await expectConversion(order, { status: 'completed' });
+
+    await medusa.api.refund(order, 50);
+    // Medusa now says total 150.00 (a credit line), paid_total 200.00: the order value stays 200.00.
+    await expectConversion(order, { status: 'partial_refund', order_value: '200.00', refunded_total: '50.00' });
+    expect(await balanceOf(advocateId)).toBe(15);
+
+    await medusa.api.refund(order, 150);
+    await expectConversion(order, { status: 'refunded', order_value: '200.00', refunded_total: '200.00' });
+    expect((await refundsOf(order)).map((refund) => refund.amount)).toEqual(['50.00', '150.00']);
+    expect(await balanceOf(advocateId)).toBe(0);
+  }, 90_000);
+
+  it('records nothing for an order whose promotion is not a referral code, though every delivery is accepted', async () => {
+    const code = `BLACKFRIDAY${Date.now()}`;
+    await medusa.api.createPromotion(code, 10);
+    const order = await medusa.api.placeOrder(`shopper-nonref-${Date.now()}@example.com`, code);
+    await medusa.api.capture(order);
+    await medusa.api.refund(order, 20);
+    await expectAllDelivered(order, 3);
+    expect(await conversionOf(order)).toBeUndefined();
+    expect(await refundsOfPayment(order)).toEqual([]);
+  }, 90_000);
+
+  it('keeps a delivery pending while the service is down, and the scheduled job delivers it once the service is back', async () => {
+    const { order, advocateId } = await givenReferralOrder();
+    await expectAllDelivered(order, 1);
+    await serviceDown();
+    try {
+      await medusa.api.capture(order);
+      await eventually(async () => {
+        const [, captured] = await deliveriesOf(order);
+        expect(captured).toMatchObject({ event_name: 'payment.captured', status: 'pending', last_error: expect.stringMatching(/unreachable/) });
+        expect(captured.attempts).toBeGreaterThanOrEqual(1);
+      });
+    } finally {
+      await serviceUp();
+    }
+    await expectConversion(order, { status: 'completed', order_value: '200.00', referrer_reward_paid: '20.00' });
+    expect(await balanceOf(advocateId)).toBe(20);
+    await expectAllDelivered(order, 2);
+  }, 90_000);
+
+  it('sends a delivery still pending when Medusa crashed, after Medusa is started again', async () => {
+    const { order, advocateId } = await givenReferralOrder();
+    await expectAllDelivered(order, 1);
+    await serviceDown();
+    try {
+      await medusa.api.capture(order);
+      await eventually(async () => expect((await deliveriesOf(order))[1]).toMatchObject({ status: 'pending', attempts: expect.any(Number) }));
+      await medusa.crash();
+    } finally {
+      await serviceUp();
+    }
+    expect(await conversionOf(order)).toBeUndefined();
+
+    await medusa.start();
+    await expectConversion(order, { status: 'completed', order_value: '200.00' });
+    expect(await balanceOf(advocateId)).toBe(20);
+    await expectAllDelivered(order, 2);
+  }, 180_000);
+
+  it('ends with the same numbers when a refund is delivered before the capture: order value 200.00, not the 150.00 total', async () => {
+    const { order, advocateId } = await givenReferralOrder();
+    await expectAllDelivered(order, 1);
+    await serviceDown();
+    try {
+      await medusa.api.capture(order);
+      await eventually(async () => expect((await deliveriesOf(order))[1]).toMatchObject({ event_name: 'payment.captured', status: 'pending' }));
+      // A long backoff for the capture's delivery, so the refund's is certainly received first.
+      await medusa.db('referral_delivery').where({ order_id: order.orderId, event_name: 'payment.captured' }).update({ next_attempt_at: new Date(Date.now() + 3_600_000) });
+    } finally {
+      await serviceUp();
+    }
+    await medusa.api.refund(order, 50);
+    await expectConversion(order, { status: 'partial_refund', order_value: '200.00', refunded_total: '50.00', referrer_reward_paid: '20.00' });
+    const received = await service.db('medusa_deliveries').where({ brand_id: brand.brandId, order_id: order.orderId }).orderBy('received_at');
+    expect(received.map((delivery) => delivery.event_name)).toEqual(['order.placed', 'payment.refunded']);
+
+    await medusa.db('referral_delivery').where({ order_id: order.orderId, event_name: 'payment.captured' }).update({ next_attempt_at: new Date() });
+    await expectAllDelivered(order, 3);
+    expect(await conversionOf(order)).toMatchObject({ status: 'partial_refund', order_value: '200.00', refunded_total: '50.00' });
+    expect(await balanceOf(advocateId)).toBe(15);
+  }, 120_000);
+
+  it('refunds what was captured when an order is canceled after capture (Medusa emits no payment.refunded for it)', async () => {
+    const { order, advocateId } = await givenReferralOrder();
+    await medusa.api.capture(order);
+    await expectConversion(order, { status: 'completed' });
+    await medusa.api.refund(order, 50);
+    await expectConversion(order, { status: 'partial_refund' });
+
+    await medusa.api.cancel(order);
+    await expectConversion(order, { status: 'refunded', order_value: '200.00', refunded_total: '200.00' });
+    expect((await refundsOf(order)).map((refund) => refund.amount)).toEqual(['50.00', '150.00']);
+    expect(await balanceOf(advocateId)).toBe(0);
+    await expectAllDelivered(order, 4);
+  }, 90_000);
+});

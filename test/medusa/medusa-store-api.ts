@@ -1,0 +1,135 @@
+/**
+ * Drives a running Medusa 2.21 store over its own HTTP APIs, as a merchant's admin and a shopper
+ * would: a region paying with the system provider, a product, shipping, promotion codes, carts
+ * completed into orders, payments captured and refunded, orders canceled.
+ */
+
+type Json = Record<string, any>;
+
+export interface StoreCatalog {
+  regionId: string;
+  salesChannelId: string;
+  publishableKey: string;
+  variantId: string;
+}
+
+export interface PlacedOrder {
+  orderId: string;
+  paymentId: string;
+}
+
+export class MedusaStoreApi {
+  private token = '';
+  private catalog: StoreCatalog | null = null;
+
+  constructor(readonly baseUrl: string) {}
+
+  private async call(method: string, path: string, body?: Json, headers: Record<string, string> = {}): Promise<Json> {
+    const response = await fetch(`${this.baseUrl}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`Medusa ${method} ${path} answered ${response.status}: ${text.slice(0, 500)}`);
+    return text ? JSON.parse(text) : {};
+  }
+
+  private admin(method: string, path: string, body?: Json): Promise<Json> {
+    return this.call(method, path, body, { authorization: `Bearer ${this.token}` });
+  }
+
+  private store(method: string, path: string, body?: Json): Promise<Json> {
+    return this.call(method, path, body, { 'x-publishable-api-key': this.catalog!.publishableKey });
+  }
+
+  async logIn(email: string, password: string): Promise<void> {
+    this.token = (await this.call('POST', '/auth/user/emailpass', { email, password })).token;
+  }
+
+  /** A region in EUR paying with pp_system_default, one product at 100.00 with free stock, flat shipping 10.00. */
+  async setUpCatalog(): Promise<StoreCatalog> {
+    const tag = Date.now().toString(36); // names Medusa keeps unique
+    const { sales_channel } = await this.admin('POST', '/admin/sales-channels', { name: 'Web' });
+    const { api_key } = await this.admin('POST', '/admin/api-keys', { title: 'Storefront', type: 'publishable' });
+    await this.admin('POST', `/admin/api-keys/${api_key.id}/sales-channels`, { add: [sales_channel.id] });
+    const { region } = await this.admin('POST', '/admin/regions', { name: 'Europe', currency_code: 'eur', countries: ['de'], payment_providers: ['pp_system_default'] });
+
+    const { stock_location } = await this.admin('POST', '/admin/stock-locations', { name: 'Warehouse' });
+    await this.admin('POST', `/admin/stock-locations/${stock_location.id}/sales-channels`, { add: [sales_channel.id] });
+    await this.admin('POST', `/admin/stock-locations/${stock_location.id}/fulfillment-providers`, { add: ['manual_manual'] });
+    const withSet = await this.admin('POST', `/admin/stock-locations/${stock_location.id}/fulfillment-sets?fields=*fulfillment_sets`, { name: `Shipping ${tag}`, type: 'shipping' });
+    const fulfillmentSetId = withSet.stock_location.fulfillment_sets[0].id;
+    const withZone = await this.admin('POST', `/admin/fulfillment-sets/${fulfillmentSetId}/service-zones?fields=*service_zones`, {
+      name: 'Germany',
+      geo_zones: [{ type: 'country', country_code: 'de' }],
+    });
+    const serviceZoneId = withZone.fulfillment_set.service_zones[0].id;
+    const { shipping_profile } = await this.admin('POST', '/admin/shipping-profiles', { name: `Default ${tag}`, type: 'default' });
+    await this.admin('POST', '/admin/shipping-options', {
+      name: 'Standard',
+      service_zone_id: serviceZoneId,
+      shipping_profile_id: shipping_profile.id,
+      provider_id: 'manual_manual',
+      price_type: 'flat',
+      type: { label: 'Standard', description: 'Standard', code: 'standard' },
+      prices: [{ currency_code: 'eur', amount: 10 }],
+    });
+
+    const { product } = await this.admin('POST', '/admin/products', {
+      title: 'Black tee',
+      status: 'published',
+      shipping_profile_id: shipping_profile.id,
+      options: [{ title: 'Size', values: ['M'] }],
+      variants: [{ title: 'M', sku: `TEE-${tag}`, options: { Size: 'M' }, manage_inventory: false, prices: [{ currency_code: 'eur', amount: 100 }] }],
+      sales_channels: [{ id: sales_channel.id }],
+    });
+    this.catalog = { regionId: region.id, salesChannelId: sales_channel.id, publishableKey: api_key.token, variantId: product.variants[0].id };
+    return this.catalog;
+  }
+
+  /** A promotion code taking a fixed amount off the order. */
+  async createPromotion(code: string, amount: number): Promise<void> {
+    await this.admin('POST', '/admin/promotions', {
+      code,
+      type: 'standard',
+      status: 'active',
+      application_method: { type: 'fixed', target_type: 'order', value: amount, currency_code: 'eur', allocation: 'across' },
+    });
+  }
+
+  /** A shopper buys `quantity` tees with the code and pays with the system provider (authorized, not captured). */
+  async placeOrder(email: string, code: string | null, quantity = 2): Promise<PlacedOrder> {
+    const catalog = this.catalog!;
+    const { cart } = await this.store('POST', '/store/carts', { region_id: catalog.regionId, sales_channel_id: catalog.salesChannelId, email });
+    await this.store('POST', `/store/carts/${cart.id}/line-items`, { variant_id: catalog.variantId, quantity });
+    const address = { first_name: 'Bea', last_name: 'Buyer', address_1: 'Hauptstr. 1', city: 'Berlin', postal_code: '10115', country_code: 'de' };
+    await this.store('POST', `/store/carts/${cart.id}`, { shipping_address: address, billing_address: address });
+    if (code) await this.store('POST', `/store/carts/${cart.id}/promotions`, { promo_codes: [code] });
+    const { shipping_options } = await this.store('GET', `/store/shipping-options?cart_id=${cart.id}`);
+    await this.store('POST', `/store/carts/${cart.id}/shipping-methods`, { option_id: shipping_options[0].id });
+    const { payment_collection } = await this.store('POST', '/store/payment-collections', { cart_id: cart.id });
+    await this.store('POST', `/store/payment-collections/${payment_collection.id}/payment-sessions`, { provider_id: 'pp_system_default' });
+    const completed = await this.store('POST', `/store/carts/${cart.id}/complete`);
+    if (completed.type !== 'order') throw new Error(`the cart did not become an order: ${JSON.stringify(completed).slice(0, 500)}`);
+    const { order } = await this.admin('GET', `/admin/orders/${completed.order.id}?fields=id,total,*payment_collections.payments`);
+    return { orderId: order.id, paymentId: order.payment_collections[0].payments[0].id };
+  }
+
+  async capture(order: PlacedOrder): Promise<void> {
+    await this.admin('POST', `/admin/payments/${order.paymentId}/capture`, {});
+  }
+
+  async refund(order: PlacedOrder, amount: number): Promise<void> {
+    await this.admin('POST', `/admin/payments/${order.paymentId}/refund`, { amount });
+  }
+
+  async cancel(order: PlacedOrder): Promise<void> {
+    await this.admin('POST', `/admin/orders/${order.orderId}/cancel`, {});
+  }
+
+  /** The order as the admin API shows it: total, and what was paid and refunded. */
+  async orderTotals(order: PlacedOrder): Promise<Json> {
+    return (await this.admin('GET', `/admin/orders/${order.orderId}?fields=id,total,status,summary`)).order;
+  }
+}
