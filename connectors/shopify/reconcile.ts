@@ -64,7 +64,7 @@ export async function reconcileShop(db: Knex, brandId: string, options: Reconcil
   const feed = (topic: string, id: string, orderId: string, body: Record<string, unknown>) =>
     feedDelivery(db, { brand_id: brandId, shop: options.api.shop, topic, webhook_id: `reconcile:${topic}:${id}`, order_id: orderId, body }, summary, options.logger);
 
-  const pages = options.bulk ? bulkOrdersChangedSince(options.api, options.since, options.bulk) : ordersChangedSince(options.api, options.since);
+  const pages = explainAccessDenied(options.bulk ? bulkOrdersChangedSince(options.api, options.since, options.bulk) : ordersChangedSince(options.api, options.since));
   for await (const orders of pages) {
     for (const order of orders) {
       summary.orders_checked += 1;
@@ -117,6 +117,18 @@ async function feedDelivery(
     return processed.status;
   }
   return processed.outcome ?? 'done';
+}
+
+/** Shopify's ACCESS_DENIED names a field; the merchant needs to know which access to ask for. */
+async function* explainAccessDenied<T>(pages: AsyncGenerator<T>): AsyncGenerator<T> {
+  try {
+    yield* pages;
+  } catch (error) {
+    if (!/access denied/i.test((error as Error).message)) throw error;
+    throw new Error(
+      `${(error as Error).message} Reading orders needs the read_orders scope and protected customer data access (level 1, and level 2 for Email): request it in the Dev Dashboard (README: Shopify app, step 1), then run reconcile again.`,
+    );
+  }
 }
 
 function tally(counts: Record<string, number>, outcome: string): void {

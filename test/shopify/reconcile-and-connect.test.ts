@@ -170,6 +170,37 @@ describe('referrals shopify reconcile', () => {
     expect(context.fake.graphqlCalls(installed.shop, 'ReconcileOrderLineItems')[0]!.body.variables).toMatchObject({ id: 'gid://shopify/Order/820982911946160001', after: '10' });
   });
 
+  it('backfills a USD shop\'s EUR order and its €550 refund in dollars (shop money), the buyer\'s currency kept for display', async () => {
+    const installed = await installApp(context.app, context.fake, undefined, 'premier');
+    await givenAdvocate(context.app.db, installed.brandId, { code: 'EUROFF' });
+    const usdEur = (usd: string, eur: string) => ({ shopMoney: { amount: usd, currencyCode: 'USD' }, presentmentMoney: { amount: eur, currencyCode: 'EUR' } });
+    const order = {
+      ...graphqlOrder('820982911946180001', { email: 'euro@example.com', codes: ['EUROFF'] }),
+      currencyCode: 'USD',
+      presentmentCurrencyCode: 'EUR',
+      totalPriceSet: usdEur('598.94', '550.00'),
+      subtotalPriceSet: usdEur('598.94', '550.00'),
+      totalDiscountsSet: usdEur('0.00', '0.00'),
+      totalTaxSet: usdEur('0.00', '0.00'),
+      totalShippingPriceSet: usdEur('0.00', '0.00'),
+      currentTotalPriceSet: usdEur('598.94', '550.00'),
+      currentSubtotalPriceSet: usdEur('598.94', '550.00'),
+      currentTotalDiscountsSet: usdEur('0.00', '0.00'),
+      currentTotalTaxSet: usdEur('0.00', '0.00'),
+      currentShippingPriceSet: usdEur('0.00', '0.00'),
+      lineItems: { nodes: [{ ...graphqlLine('7300001', { code: 'EUROFF' }), originalUnitPriceSet: usdEur('598.94', '550.00'), discountAllocations: [{ allocatedAmountSet: usdEur('0.00', '0.00'), discountApplication: { __typename: 'DiscountCodeApplication', code: 'EUROFF' } }] }] },
+      refunds: [{ ...graphqlRefund('8300001', []), transactions: { nodes: [{ id: 'gid://shopify/OrderTransaction/8300001', kind: 'REFUND', status: 'SUCCESS', test: false, processedAt: null, amountSet: usdEur('598.94', '550.00') }] } }],
+    };
+    context.fake.orders.set(installed.shop, [order]);
+
+    const run = await cli(['shopify', 'reconcile', '--brand', installed.brandId, '--since', '2026-11-01', '--json']);
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toMatchObject({ conversions_backfilled: 1, refunds_backfilled: 1, failed: [] });
+    const conversion = await context.app.db('conversions').where({ brand_id: installed.brandId, order_id: '820982911946180001' }).first();
+    expect(conversion).toMatchObject({ currency: 'USD', order_value: '598.94', refunded_total: '598.94', status: 'refunded' });
+    expect(conversion.metadata).toMatchObject({ presentment_currency: 'EUR', presentment_total: 550 });
+  });
+
   it('--bulk reads every order through one bulk operation (large backfills), every line of it, with the same outcome', async () => {
     const installed = await installApp(context.app, context.fake, undefined, 'premier');
     await givenAdvocate(context.app.db, installed.brandId, { code: 'BULKOFF' });
@@ -198,7 +229,7 @@ describe('referrals shopify reconcile', () => {
     expect(await context.app.db('conversion_products').where({ brand_id: installed.brandId, conversion_id: conversion.conversion_id })).toHaveLength(25);
   });
 
-  it('prints a readable summary without a progress bar when not on a terminal, and checks its arguments', async () => {
+  it('prints a readable summary without a progress bar when not on a terminal, checks its arguments, and names the access to request when Shopify denies a field', async () => {
     const installed = await installApp(context.app, context.fake);
     context.fake.orders.set(installed.shop, []);
     const run = await cli(['shopify', 'reconcile', '--brand', installed.brandId, '--since', '2026-11-01']);
@@ -208,6 +239,13 @@ describe('referrals shopify reconcile', () => {
     const bad = await cli(['shopify', 'reconcile', '--brand', installed.brandId, '--since', 'last week']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--since must be a date like 2026-11-01');
+    // Without protected customer data access (Email), Shopify refuses the orders query: say what to ask for.
+    context.fake.protectedContent.set(installed.shop, []);
+    context.fake.orders.set(installed.shop, [graphqlOrder('820982911946190001', { email: 'x@example.com' })]);
+    const denied = await cli(['shopify', 'reconcile', '--brand', installed.brandId, '--since', '2026-11-01']);
+    expect(denied.code).toBe(1);
+    expect(denied.stderr).toContain('Access denied for QueryRoot.orders.nodes.email.');
+    expect(denied.stderr).toContain('protected customer data access (level 1, and level 2 for Email)');
     const notConnected = await givenBrand(context.app.db);
     const unlinked = await cli(['shopify', 'reconcile', '--brand', notConnected.brandId, '--since', '2026-11-01']);
     expect(unlinked.code).toBe(1);
