@@ -10,5 +10,7 @@ module.exports = {
   globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
   testSequencer: '<rootDir>/test/helpers/processes-first-sequencer.js',
   testTimeout: 60000,
+  // The Medusa store the plugin is tested in has its own node_modules (1,000+ packages): not jest's to crawl.
+  modulePathIgnorePatterns: ['<rootDir>/test/medusa-app/'],
   maxWorkers: 2,
 };

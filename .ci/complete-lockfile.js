@@ -7,7 +7,8 @@
 const fs = require('node:fs');
 const path = require('node:path');
 
-const file = path.resolve(__dirname, '..', 'package-lock.json');
+// The lockfile to complete: the root's, or the one named (test/medusa-app has its own).
+const file = process.argv[2] ? path.resolve(process.argv[2]) : path.resolve(__dirname, '..', 'package-lock.json');
 const lock = JSON.parse(fs.readFileSync(file, 'utf8'));
 const packages = lock.packages;
 

@@ -1,8 +1,8 @@
 const fs = require('node:fs');
 const TestSequencer = require('@jest/test-sequencer').default;
 
-/** A test file that starts processes (the server, the CLI, npm) takes seconds whatever its size. */
-const STARTS_PROCESSES = /\bchild_process\b|\bspawnProcess\b|\/operations\/processes'/;
+/** A test file that starts processes (the server, the CLI, npm, a Medusa store) takes seconds whatever its size. */
+const STARTS_PROCESSES = /\bchild_process\b|\bspawnProcess\b|\/operations\/processes'|\/medusa-app'/;
 
 /**
  * Jest orders files by their last recorded duration; with none recorded (a fresh clone, CI) it

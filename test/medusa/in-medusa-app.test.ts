@@ -102,6 +102,26 @@ async function expectAllDelivered(order: PlacedOrder, count: number) {
   });
 }
 
+/**
+ * Captures the order while the service is down and waits until Medusa holds the capture's delivery
+ * as pending after a failed attempt; `meanwhile` runs before the service comes back.
+ */
+async function captureWhileServiceIsDown(order: PlacedOrder, meanwhile: () => Promise<void> = async () => undefined): Promise<void> {
+  await expectAllDelivered(order, 1);
+  await serviceDown();
+  try {
+    await medusa.api.capture(order);
+    await eventually(async () => {
+      const [, captured] = await deliveriesOf(order);
+      expect(captured).toMatchObject({ event_name: 'payment.captured', status: 'pending', last_error: expect.stringMatching(/unreachable/) });
+      expect(captured.attempts).toBeGreaterThanOrEqual(1);
+    });
+    await meanwhile();
+  } finally {
+    await serviceUp();
+  }
+}
+
 describe('the plugin inside a real Medusa 2.21 store', () => {
   it('records a referral order once its payment is captured: 200.00 paid, reward 20.00, the claim converted', async () => {
     const { order, advocateId, code } = await givenReferralOrder();
@@ -145,18 +165,7 @@ describe('the plugin inside a real Medusa 2.21 store', () => {
 
   it('keeps a delivery pending while the service is down, and the scheduled job delivers it once the service is back', async () => {
     const { order, advocateId } = await givenReferralOrder();
-    await expectAllDelivered(order, 1);
-    await serviceDown();
-    try {
-      await medusa.api.capture(order);
-      await eventually(async () => {
-        const [, captured] = await deliveriesOf(order);
-        expect(captured).toMatchObject({ event_name: 'payment.captured', status: 'pending', last_error: expect.stringMatching(/unreachable/) });
-        expect(captured.attempts).toBeGreaterThanOrEqual(1);
-      });
-    } finally {
-      await serviceUp();
-    }
+    await captureWhileServiceIsDown(order);
     await expectConversion(order, { status: 'completed', order_value: '200.00', referrer_reward_paid: '20.00' });
     expect(await balanceOf(advocateId)).toBe(20);
     await expectAllDelivered(order, 2);
@@ -164,15 +173,7 @@ describe('the plugin inside a real Medusa 2.21 store', () => {
 
   it('sends a delivery still pending when Medusa crashed, after Medusa is started again', async () => {
     const { order, advocateId } = await givenReferralOrder();
-    await expectAllDelivered(order, 1);
-    await serviceDown();
-    try {
-      await medusa.api.capture(order);
-      await eventually(async () => expect((await deliveriesOf(order))[1]).toMatchObject({ status: 'pending', attempts: expect.any(Number) }));
-      await medusa.crash();
-    } finally {
-      await serviceUp();
-    }
+    await captureWhileServiceIsDown(order, () => medusa.crash());
     expect(await conversionOf(order)).toBeUndefined();
 
     await medusa.start();
@@ -183,22 +184,16 @@ describe('the plugin inside a real Medusa 2.21 store', () => {
 
   it('ends with the same numbers when a refund is delivered before the capture: order value 200.00, not the 150.00 total', async () => {
     const { order, advocateId } = await givenReferralOrder();
-    await expectAllDelivered(order, 1);
-    await serviceDown();
-    try {
-      await medusa.api.capture(order);
-      await eventually(async () => expect((await deliveriesOf(order))[1]).toMatchObject({ event_name: 'payment.captured', status: 'pending' }));
-      // A long backoff for the capture's delivery, so the refund's is certainly received first.
-      await medusa.db('referral_delivery').where({ order_id: order.orderId, event_name: 'payment.captured' }).update({ next_attempt_at: new Date(Date.now() + 3_600_000) });
-    } finally {
-      await serviceUp();
-    }
+    const captureDueIn = (ms: number) =>
+      medusa.db('referral_delivery').where({ order_id: order.orderId, event_name: 'payment.captured' }).update({ next_attempt_at: new Date(Date.now() + ms) });
+    // A long backoff for the capture's delivery, so the refund's is certainly received first.
+    await captureWhileServiceIsDown(order, async () => void (await captureDueIn(3_600_000)));
     await medusa.api.refund(order, 50);
     await expectConversion(order, { status: 'partial_refund', order_value: '200.00', refunded_total: '50.00', referrer_reward_paid: '20.00' });
     const received = await service.db('medusa_deliveries').where({ brand_id: brand.brandId, order_id: order.orderId }).orderBy('received_at');
     expect(received.map((delivery) => delivery.event_name)).toEqual(['order.placed', 'payment.refunded']);
 
-    await medusa.db('referral_delivery').where({ order_id: order.orderId, event_name: 'payment.captured' }).update({ next_attempt_at: new Date() });
+    await captureDueIn(0);
     await expectAllDelivered(order, 3);
     expect(await conversionOf(order)).toMatchObject({ status: 'partial_refund', order_value: '200.00', refunded_total: '50.00' });
     expect(await balanceOf(advocateId)).toBe(15);
