@@ -5,16 +5,13 @@ import { PLANS } from '../../core/brands/brand';
 /** The Admin API version every call and webhook subscription uses. */
 export const SHOPIFY_API_VERSION = ApiVersion.October26;
 
-/** Topics subscribed through the GraphQL Admin API at install (privacy topics are set in the app's settings). */
-export const SUBSCRIBED_TOPICS = ['ORDERS_PAID', 'REFUNDS_CREATE', 'APP_UNINSTALLED'] as const;
-
 export const AUTH_PATH = '/shopify/auth';
 export const AUTH_CALLBACK_PATH = '/shopify/auth/callback';
 export const WEBHOOK_PATH = '/shopify/webhooks';
 
 const ORIGIN = /^https?:\/\/[^/\s]+$/;
 
-/** The public app's settings (Partner Dashboard → the app → Client credentials). */
+/** The public app's settings (Dev Dashboard → the app → Settings: Client ID and secret). */
 const publicAppSchema = z.object({
   apiKey: z.string(),
   apiSecret: z.string(),
