@@ -28,7 +28,7 @@ export const LINE_ITEM_FIELDS = `id title name quantity currentQuantity sku vari
 const LINE_ITEM_COST = 1 + MONEY_COST + (1 + MONEY_COST + 1);
 
 /** An order's own fields: everything but its lines and refunds. */
-export const ORDER_FIELDS = `id name email test displayFinancialStatus currencyCode presentmentCurrencyCode cancelledAt
+export const ORDER_FIELDS = `id name email test displayFinancialStatus currencyCode presentmentCurrencyCode cancelledAt cancelReason
         totalPriceSet { ${MONEY} }
         subtotalPriceSet { ${MONEY} }
         totalDiscountsSet { ${MONEY} }
@@ -57,9 +57,21 @@ export function pageSizeFor(nodeCost: number, fixed = 2, most = 250): number {
 export const ORDERS_PAGE_SIZE = pageSizeFor(ORDER_NODE_COST);
 /** order(id) { lineItems(…) }: the order, the connection and its lines. */
 export const LINES_PAGE_SIZE = pageSizeFor(LINE_ITEM_COST, 1 + 2);
+const TRANSACTION_FIELDS = `id kind status test processedAt amountSet { ${MONEY} }`;
 const TRANSACTION_COST = 1 + MONEY_COST;
-/** refund(id) { transactions(…) }: the refund, the connection and its transactions. */
+/** What a refund gives back per line, in both currencies: the order's value before refunds is its current_* plus these. */
+const REFUND_LINE_FIELDS = `quantity lineItem { id } subtotalSet { ${MONEY} } totalTaxSet { ${MONEY} }`;
+const REFUND_LINE_COST = 1 + 1 + 2 * MONEY_COST;
+const REFUND_SHIPPING_FIELDS = `subtotalAmountSet { ${MONEY} }`;
+const REFUND_SHIPPING_COST = 1 + MONEY_COST;
+/** Fetched with each refund; more come from follow-up queries. */
+export const TRANSACTIONS_WITH_REFUND = 50;
+export const REFUND_LINES_WITH_REFUND = 50;
+export const SHIPPING_LINES_WITH_REFUND = 5;
+/** refund(id) { transactions(…) }: the refund, the connection and its transactions (likewise its lines). */
 export const TRANSACTIONS_PAGE_SIZE = pageSizeFor(TRANSACTION_COST, 1 + 2);
+export const REFUND_LINES_PAGE_SIZE = pageSizeFor(REFUND_LINE_COST, 1 + 2);
+export const REFUND_SHIPPING_PAGE_SIZE = pageSizeFor(REFUND_SHIPPING_COST, 1 + 2);
 
 export const ORDERS_QUERY = `#graphql
   query ReconcileOrders($first: Int!, $after: String, $query: String!) {
@@ -97,15 +109,30 @@ export const ORDER_REFUNDS_QUERY = `#graphql
     order(id: $id) { refunds(first: ${ALL_REFUNDS_CAP}) { id } }
   }`;
 
+/** A refund with its money (transactions) and what it gave back (lines, shipping): what refunds/create carries. */
 export const REFUND_QUERY = `#graphql
-  query ReconcileRefund($id: ID!, $first: Int!, $after: String) {
+  query ReconcileRefund($id: ID!) {
     refund(id: $id) {
       id note createdAt
-      transactions(first: $first, after: $after) {
-        pageInfo { hasNextPage endCursor }
-        nodes { id kind status test processedAt amountSet { ${MONEY} } }
-      }
+      transactions(first: ${TRANSACTIONS_WITH_REFUND}) { pageInfo { hasNextPage endCursor } nodes { ${TRANSACTION_FIELDS} } }
+      refundLineItems(first: ${REFUND_LINES_WITH_REFUND}) { pageInfo { hasNextPage endCursor } nodes { ${REFUND_LINE_FIELDS} } }
+      refundShippingLines(first: ${SHIPPING_LINES_WITH_REFUND}) { pageInfo { hasNextPage endCursor } nodes { ${REFUND_SHIPPING_FIELDS} } }
     }
+  }`;
+
+export const REFUND_TRANSACTIONS_QUERY = `#graphql
+  query ReconcileRefundTransactions($id: ID!, $first: Int!, $after: String) {
+    refund(id: $id) { transactions(first: $first, after: $after) { pageInfo { hasNextPage endCursor } nodes { ${TRANSACTION_FIELDS} } } }
+  }`;
+
+export const REFUND_LINES_QUERY = `#graphql
+  query ReconcileRefundLineItems($id: ID!, $first: Int!, $after: String) {
+    refund(id: $id) { refundLineItems(first: $first, after: $after) { pageInfo { hasNextPage endCursor } nodes { ${REFUND_LINE_FIELDS} } } }
+  }`;
+
+export const REFUND_SHIPPING_QUERY = `#graphql
+  query ReconcileRefundShippingLines($id: ID!, $first: Int!, $after: String) {
+    refund(id: $id) { refundShippingLines(first: $first, after: $after) { pageInfo { hasNextPage endCursor } nodes { ${REFUND_SHIPPING_FIELDS} } } }
   }`;
 
 export const ORDERS_COUNT_QUERY = `#graphql
@@ -150,11 +177,25 @@ export interface GraphqlTransaction {
   amountSet: Money;
 }
 
+export interface GraphqlRefundLine {
+  quantity: number;
+  lineItem: { id: string };
+  subtotalSet: Money;
+  totalTaxSet: Money;
+}
+
+interface Connection<T> {
+  pageInfo?: PageInfo;
+  nodes: T[];
+}
+
 export interface GraphqlRefund {
   id: string;
   note: string | null;
   createdAt: string | null;
-  transactions: { pageInfo?: PageInfo; nodes: GraphqlTransaction[] };
+  transactions: Connection<GraphqlTransaction>;
+  refundLineItems: Connection<GraphqlRefundLine>;
+  refundShippingLines: Connection<{ subtotalAmountSet: Money }>;
 }
 
 export interface GraphqlOrder {
@@ -166,6 +207,7 @@ export interface GraphqlOrder {
   currencyCode: string | null;
   presentmentCurrencyCode: string | null;
   cancelledAt: string | null;
+  cancelReason: string | null;
   totalPriceSet: Money;
   subtotalPriceSet: Money | null;
   totalDiscountsSet: Money | null;
@@ -241,17 +283,37 @@ export async function refundsOf(api: AdminApi, order: GraphqlOrder): Promise<Gra
   }
   const refunds: GraphqlRefund[] = [];
   for (const { id } of ids) {
-    const pages: GraphqlRefund[] = [];
-    let after: string | null = null;
-    do {
-      const data: { refund: GraphqlRefund | null } = await api.request(REFUND_QUERY, { id, first: TRANSACTIONS_PAGE_SIZE, after });
-      if (!data.refund) break;
-      pages.push(data.refund);
-      after = data.refund.transactions.pageInfo?.hasNextPage ? data.refund.transactions.pageInfo.endCursor : null;
-    } while (after);
-    if (pages[0]) refunds.push({ ...pages[0], transactions: { nodes: pages.flatMap((page) => page.transactions.nodes) } });
+    const data = await api.request<{ refund: GraphqlRefund | null }>(REFUND_QUERY, { id });
+    if (!data.refund) continue;
+    refunds.push({
+      ...data.refund,
+      transactions: await wholeConnection(api, REFUND_TRANSACTIONS_QUERY, id, 'transactions', TRANSACTIONS_PAGE_SIZE, data.refund.transactions),
+      refundLineItems: await wholeConnection(api, REFUND_LINES_QUERY, id, 'refundLineItems', REFUND_LINES_PAGE_SIZE, data.refund.refundLineItems),
+      refundShippingLines: await wholeConnection(api, REFUND_SHIPPING_QUERY, id, 'refundShippingLines', REFUND_SHIPPING_PAGE_SIZE, data.refund.refundShippingLines),
+    });
   }
   return refunds;
+}
+
+/** One of a refund's connections whole: the first page came with the refund, the rest page by page. */
+async function wholeConnection<K extends 'transactions' | 'refundLineItems' | 'refundShippingLines'>(
+  api: AdminApi,
+  query: string,
+  id: string,
+  field: K,
+  pageSize: number,
+  first: GraphqlRefund[K],
+): Promise<GraphqlRefund[K]> {
+  const nodes: unknown[] = [...first.nodes];
+  let after = first.pageInfo?.hasNextPage ? first.pageInfo.endCursor : null;
+  while (after) {
+    const data = await api.request<{ refund: Record<K, { pageInfo: PageInfo; nodes: unknown[] }> | null }>(query, { id, first: pageSize, after });
+    const page = data.refund?.[field];
+    if (!page) break;
+    nodes.push(...page.nodes);
+    after = page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null;
+  }
+  return { nodes } as GraphqlRefund[K];
 }
 
 /** gid://shopify/Order/820982911946154508 → "820982911946154508" (GraphQL ids are strings: no digit is lost). */
@@ -266,8 +328,11 @@ function moneySet(money: Money | null): Record<string, unknown> | null {
   return { shop_money: side(money.shopMoney), presentment_money: side(money.presentmentMoney) };
 }
 
-/** A GraphQL order as the orders/paid webhook body would carry it (amounts in the shop's currency, sets in both). */
-export function toWebhookOrder(order: GraphqlOrder): Record<string, unknown> {
+/**
+ * A GraphQL order as the orders/paid webhook body would carry it (amounts in the shop's currency,
+ * sets in both), with its refunds as the webhook lists them: its current_* amounts are net of those.
+ */
+export function toWebhookOrder(order: GraphqlOrder, refunds: GraphqlRefund[]): Record<string, unknown> {
   const codeAmounts = new Map<string, number>();
   const lineItems = order.lineItems.nodes.map((line) => {
     for (const allocation of line.discountAllocations) {
@@ -319,9 +384,30 @@ export function toWebhookOrder(order: GraphqlOrder): Record<string, unknown> {
     note_attributes: order.customAttributes.map((attribute) => ({ name: attribute.key, value: attribute.value })),
     landing_site: order.customerJourneySummary?.lastVisit?.landingPage ?? order.customerJourneySummary?.firstVisit?.landingPage ?? null,
     line_items: lineItems,
+    refunds: refunds.map((refund) => toWebhookRefund(order, refund)),
     test: order.test ?? false,
-    cancelled_at: order.cancelledAt,
+    ...cancellationFields(order),
   };
+}
+
+/** What orders/cancelled reads: whether the order had been paid, when and why it was cancelled. */
+function cancellationFields(order: GraphqlOrder) {
+  return {
+    financial_status: order.displayFinancialStatus?.toLowerCase() ?? null,
+    cancelled_at: order.cancelledAt,
+    cancel_reason: order.cancelReason?.toLowerCase() ?? null,
+  };
+}
+
+/** A cancelled GraphQL order as the orders/cancelled webhook body would carry it (the fields its handler reads). */
+export function toWebhookCancellation(order: GraphqlOrder): Record<string, unknown> {
+  return { id: idFromGid(order.id), name: order.name, test: order.test ?? false, total_price: order.totalPriceSet.shopMoney.amount, ...cancellationFields(order) };
+}
+
+/** REST's transaction statuses: a GraphQL one still awaiting its gateway (or not known yet) is pending. */
+function restTransactionStatus(status: string): string {
+  const lower = status.toLowerCase();
+  return ['success', 'failure', 'error'].includes(lower) ? lower : 'pending';
 }
 
 /** One of a GraphQL order's refunds as the refunds/create webhook body would carry it. */
@@ -331,11 +417,18 @@ export function toWebhookRefund(order: GraphqlOrder, refund: GraphqlRefund): Rec
     order_id: idFromGid(order.id),
     note: refund.note,
     created_at: refund.createdAt,
+    refund_line_items: refund.refundLineItems.nodes.map((line) => ({
+      line_item_id: idFromGid(line.lineItem.id),
+      quantity: line.quantity,
+      subtotal_set: moneySet(line.subtotalSet),
+      total_tax_set: moneySet(line.totalTaxSet),
+    })),
+    refund_shipping_lines: refund.refundShippingLines.nodes.map((line) => ({ subtotal_amount_set: moneySet(line.subtotalAmountSet) })),
     transactions: refund.transactions.nodes.map((transaction) => ({
       id: idFromGid(transaction.id),
       order_id: idFromGid(order.id),
       kind: transaction.kind.toLowerCase(),
-      status: transaction.status.toLowerCase(),
+      status: restTransactionStatus(transaction.status),
       test: transaction.test ?? false,
       // REST transactions carry the buyer's currency in `amount`; the set says both.
       amount: (transaction.amountSet.presentmentMoney ?? transaction.amountSet.shopMoney).amount,

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { getBrand } from '../../core/brands/brand';
 import type { AdminApi } from './admin-api';
 import { type BulkOptions, bulkOrdersChangedSince } from './bulk-orders';
-import { countOrders, idFromGid, ordersChangedSince, refundsOf, toWebhookOrder, toWebhookRefund, wasPaid, withAllLineItems } from './graphql-orders';
+import { type GraphqlRefund, countOrders, idFromGid, ordersChangedSince, refundsOf, toWebhookCancellation, toWebhookOrder, toWebhookRefund, wasPaid, withAllLineItems } from './graphql-orders';
 import { acceptDelivery, requeueDelivery } from './inbox';
 import { processDeliveryNow } from './process-inbox';
 import { findBrandShopLink } from './shop-links';
@@ -17,9 +17,12 @@ export interface ReconcileSummary {
   /** Conversions recorded now: their orders/paid never came (or never got through). */
   conversions_backfilled: number;
   refunds_backfilled: number;
-  /** How many orders and refunds ended each way (conversion_recorded, duplicate_order, not_attributed, …). */
+  /** Paid orders found cancelled whose reward was reversed now: their orders/cancelled never came. */
+  cancellations_backfilled: number;
+  /** How many orders, refunds and cancellations ended each way (conversion_recorded, duplicate_order, not_attributed, …). */
   orders: Record<string, number>;
   refunds: Record<string, number>;
+  cancellations: Record<string, number>;
   failed: Array<{ webhook_id: string; error: string }>;
   /** A custom app's shop-specific subscriptions, re-created where Shopify deleted them; null for the public app (app-level, from shopify.app.toml). */
   webhooks: SubscriptionReport | null;
@@ -37,9 +40,10 @@ export interface ReconcileOptions {
 }
 
 /**
- * Pulls the shop's orders changed since a date and feeds each paid one (and its refunds) through
- * the inbox exactly like a webhook delivery, keyed `reconcile:<topic>:<id>`: whatever was already
- * recorded (by its webhook or an earlier run) is a duplicate and changes nothing.
+ * Pulls the shop's orders changed since a date and feeds each paid one, its refunds and its
+ * cancellation through the inbox exactly like webhook deliveries (orders/paid, refunds/create,
+ * orders/cancelled), keyed `reconcile:<topic>:<id>`: whatever was already recorded (by its webhook
+ * or an earlier run) is a duplicate and changes nothing.
  */
 export async function reconcileShop(db: Knex, brandId: string, options: ReconcileOptions): Promise<ReconcileSummary> {
   await getBrand(db, brandId);
@@ -49,8 +53,10 @@ export async function reconcileShop(db: Knex, brandId: string, options: Reconcil
     orders_checked: 0,
     conversions_backfilled: 0,
     refunds_backfilled: 0,
+    cancellations_backfilled: 0,
     orders: {},
     refunds: {},
+    cancellations: {},
     failed: [],
     webhooks: null,
   };
@@ -74,18 +80,36 @@ export async function reconcileShop(db: Knex, brandId: string, options: Reconcil
         continue;
       }
       const orderId = idFromGid(order.id);
-      const outcome = await feed('orders/paid', orderId, orderId, toWebhookOrder(await withAllLineItems(options.api, order)));
+      const whole = await withAllLineItems(options.api, order);
+      const refunds = await refundsOf(options.api, order);
+      const outcome = await feed('orders/paid', orderId, orderId, toWebhookOrder(whole, refunds));
       tally(summary.orders, outcome);
       if (outcome === 'conversion_recorded') summary.conversions_backfilled += 1;
-      for (const refund of await refundsOf(options.api, order)) {
-        const refundOutcome = await feed('refunds/create', idFromGid(refund.id), orderId, toWebhookRefund(order, refund));
+      for (const refund of refunds) {
+        const refundOutcome = await feed('refunds/create', refundDeliveryId(refund), orderId, toWebhookRefund(order, refund));
         tally(summary.refunds, refundOutcome);
         if (refundOutcome === 'refund_recorded') summary.refunds_backfilled += 1;
+      }
+      // After its refunds: a cancellation reverses only what they did not.
+      if (order.cancelledAt) {
+        const cancelOutcome = await feed('orders/cancelled', orderId, orderId, toWebhookCancellation(order));
+        tally(summary.cancellations, cancelOutcome);
+        if (cancelOutcome === 'refund_recorded') summary.cancellations_backfilled += 1;
       }
       options.onProgress?.(summary.orders_checked, total);
     }
   }
   return summary;
+}
+
+/**
+ * A refund's delivery id names how many of its transactions are still pending: once one settles,
+ * the refund is fed again (a new id) and what succeeded is counted then, once.
+ */
+function refundDeliveryId(refund: GraphqlRefund): string {
+  const id = idFromGid(refund.id);
+  const pending = refund.transactions.nodes.filter((transaction) => !['SUCCESS', 'FAILURE', 'ERROR'].includes(transaction.status)).length;
+  return pending > 0 ? `${id}:pending-${pending}` : id;
 }
 
 async function feedDelivery(
