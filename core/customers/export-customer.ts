@@ -48,6 +48,7 @@ export interface ExportedAdvocate extends Row {
 export interface CustomerExport {
   customer_email: string | null;
   orders: string[];
+  customer_ids: string[];
   advocate: ExportedAdvocate | null;
   claims: ExportedClaim[];
   conversions: ExportedConversion[];
@@ -75,7 +76,7 @@ export async function exportCustomer(db: Executor, brandId: string, subject: Cus
   // Visits are keyed by uuid; a claim's visitor_id is free text and may be anything.
   const visitorIds = [...new Set([...conversions, ...claims].map((row) => String(row.visitor_id ?? '').toLowerCase()).filter((id) => UUID.test(id)))];
   const visits: Row[] = await db('visits').where({ brand_id: brandId }).whereIn('visitor_id', visitorIds).orderBy('visit_id');
-  return { customer_email: subject.email, orders: subject.order_ids, advocate: await exportAdvocate(db, brandId, subject), claims, conversions, refunds, visits };
+  return { customer_email: subject.email, orders: subject.order_ids, customer_ids: subject.customer_ids ?? [], advocate: await exportAdvocate(db, brandId, subject), claims, conversions, refunds, visits };
 }
 
 /** The customer as an advocate (same email): their row, codes and reward ledger. */

@@ -16,7 +16,8 @@ export interface Redaction {
  */
 export async function redactCustomer(trx: Knex.Transaction, brandId: string, subject: CustomerSubject): Promise<Redaction> {
   const placeholder = `redacted-${randomUUID()}@redacted.invalid`;
-  const anonymous = { email: placeholder, email_normalized: placeholder, customer_name: null, visitor_id: null, updated_at: trx.fn.now() };
+  // metadata.customer: the platform's id and phone of an email-less order's customer.
+  const anonymous = { email: placeholder, email_normalized: placeholder, customer_name: null, visitor_id: null, metadata: trx.raw("metadata - 'customer'"), updated_at: trx.fn.now() };
   const conversions = await subjectRows(trx, 'conversions', brandId, subject).update(anonymous);
   const claims = await subjectRows(trx, 'claims', brandId, subject).update({ ...anonymous, phone: null });
   const advocates = subject.email

@@ -8,6 +8,7 @@ const context = setUpShopifyTests();
 const ORDER_WITH_TENOFF = fixtureText('order-with-discount-code.shopify-api-fixture.json');
 const CUSTOMERS_REDACT = fixtureText('customers-redact.template-sample.json');
 const CUSTOMERS_DATA_REQUEST = fixtureText('customers-data-request.template-sample.json');
+const REFUNDS_CREATE = fixtureText('refunds-create.webhook-sample.json');
 
 /** app/uninstalled carries the Shop object. */
 function shopObject(shop: string): string {
@@ -118,6 +119,47 @@ describe('app/uninstalled and the privacy topics', () => {
     const attempt = await referrals(context.app, ['shopify', 'data-request', '--brand', other.brandId, '--id', request.id]);
     expect(attempt.code).toBe(1);
     expect(attempt.stdout).not.toContain('john@example.com');
+  });
+
+  it('customers/data_request and customers/redact find an email-less order by the Shopify customer id, with the webhook bodies about it', async () => {
+    const installed = await installApp(context.app, context.fake, undefined, 'premier');
+    await givenAdvocate(context.app.db, installed.brandId, { code: 'TENOFF' });
+    // John (customer 191167 in the privacy samples) paid order 555001 without an email; the samples do not name it.
+    const emailless = (orderId: number, customerId: number, phone: string) =>
+      variant(ORDER_WITH_TENOFF, (order) => {
+        order.id = orderId;
+        order.email = null;
+        order.contact_email = null;
+        order.customer.email = null;
+        order.customer.id = customerId;
+        order.phone = phone;
+      });
+    await sendWebhook(context.app, emailless(555001, 191167, '+15556251199'), { topic: 'orders/paid', shop: installed.shop, webhookId: 'john-emailless' });
+    await sendWebhook(context.app, variant(REFUNDS_CREATE, (refund) => (refund.order_id = 555001)), { topic: 'refunds/create', shop: installed.shop, webhookId: 'john-refund' });
+    await sendWebhook(context.app, emailless(555002, 424242, '+15550000000'), { topic: 'orders/paid', shop: installed.shop, webhookId: 'someone-else' });
+    await processInbox(context.app.db, { brandId: installed.brandId });
+    expect(await inboxRow(context.app.db, installed.brandId, 'john-emailless')).toMatchObject({ outcome: 'conversion_recorded' });
+
+    await sendWebhook(context.app, CUSTOMERS_DATA_REQUEST, { topic: 'customers/data_request', shop: installed.shop, webhookId: 'dr-emailless' });
+    await processInbox(context.app.db, { brandId: installed.brandId });
+    const [request] = JSON.parse((await referrals(context.app, ['shopify', 'data-requests', '--brand', installed.brandId, '--json'])).stdout).data_requests;
+    const { export: data } = JSON.parse((await referrals(context.app, ['shopify', 'data-request', '--brand', installed.brandId, '--id', request.id, '--json'])).stdout);
+    expect(data.conversions).toMatchObject([{ order_id: '555001', email: null, referral_code: 'TENOFF', metadata: { customer: { id: '191167', phone: '+15556251199' } } }]);
+    expect(data.webhook_deliveries.map((delivery: { webhook_id: string }) => delivery.webhook_id).sort()).toEqual(['john-emailless', 'john-refund']);
+
+    await sendWebhook(context.app, CUSTOMERS_REDACT, { topic: 'customers/redact', shop: installed.shop, webhookId: 'redact-emailless' });
+    await processInbox(context.app.db, { brandId: installed.brandId });
+    // Emptied: the order's and the refund's bodies, and the two requests naming John's email.
+    expect(await inboxRow(context.app.db, installed.brandId, 'redact-emailless')).toMatchObject({ outcome: 'customer_redacted', result: { conversions: 1, deliveries: 4, data_requests: 1 } });
+    const john = await context.app.db('conversions').where({ brand_id: installed.brandId, order_id: '555001' }).first();
+    expect(john).toMatchObject({ order_value: '598.94', customer_name: null });
+    expect(john.metadata.customer).toBeUndefined();
+    expect((await inboxRow(context.app.db, installed.brandId, 'john-emailless'))!.body).toBe('{"redacted":true}');
+    expect((await inboxRow(context.app.db, installed.brandId, 'john-refund'))!.body).toBe('{"redacted":true}');
+    // The other customer's order is untouched.
+    const other = await context.app.db('conversions').where({ brand_id: installed.brandId, order_id: '555002' }).first();
+    expect(other.metadata.customer).toEqual({ id: '424242', phone: '+15550000000' });
+    expect((await inboxRow(context.app.db, installed.brandId, 'someone-else'))!.body).toContain('+15550000000');
   });
 
   it('customers/redact deletes the data-request exports made for that customer', async () => {

@@ -3,7 +3,7 @@ import { parsePayload } from '../map-paid-order';
 import { idString } from '../parse-lossless-json';
 import { customerPrivacySchema } from '../shopify-payloads';
 import type { TopicHandler } from '../topics/topic-handler';
-import { customerSubject, subjectDeliveries } from './customer-records';
+import { customerSubject, subjectDeliveries, withTheirOrders } from './customer-records';
 import { saveDataRequest } from './data-requests';
 
 /**
@@ -15,7 +15,7 @@ export const handleCustomersDataRequest: TopicHandler = async (trx, brand, deliv
   const request = parsePayload(customerPrivacySchema, body, 'customers/data_request');
   const subject = customerSubject(request);
   const records = await exportCustomer(trx, brand.brand_id, subject);
-  const deliveries = await subjectDeliveries(trx, brand.brand_id, subject)
+  const deliveries = await subjectDeliveries(trx, brand.brand_id, await withTheirOrders(trx, brand.brand_id, subject))
     // The request itself names the customer but is not data we hold about them.
     .whereNot({ webhook_id: delivery.webhook_id })
     .select('webhook_id', 'topic', 'received_at', 'body')

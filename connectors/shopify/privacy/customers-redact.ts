@@ -2,7 +2,7 @@ import { redactCustomer } from '../../../core/customers/redact-customer';
 import { parsePayload } from '../map-paid-order';
 import { customerPrivacySchema } from '../shopify-payloads';
 import type { TopicHandler } from '../topics/topic-handler';
-import { customerSubject, subjectDeliveries } from './customer-records';
+import { customerSubject, subjectDeliveries, withTheirOrders } from './customer-records';
 import { deleteSubjectDataRequests } from './data-requests';
 
 /**
@@ -11,9 +11,11 @@ import { deleteSubjectDataRequests } from './data-requests';
  * exports made for them deleted.
  */
 export const handleCustomersRedact: TopicHandler = async (trx, brand, _delivery, body) => {
-  const subject = customerSubject(parsePayload(customerPrivacySchema, body, 'customers/redact'));
+  const named = customerSubject(parsePayload(customerPrivacySchema, body, 'customers/redact'));
+  // Their orders are found before the redaction removes what finds them (email, customer id).
+  const subject = await withTheirOrders(trx, brand.brand_id, named);
   const redacted = await redactCustomer(trx, brand.brand_id, subject);
   const deliveries = await subjectDeliveries(trx, brand.brand_id, subject).update({ body: '{"redacted":true}', result: null });
-  const dataRequests = await deleteSubjectDataRequests(trx, brand.brand_id, subject.email, subject.order_ids);
+  const dataRequests = await deleteSubjectDataRequests(trx, brand.brand_id, subject);
   return { outcome: 'customer_redacted', result: { ...redacted, deliveries, data_requests: dataRequests } };
 };

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { CustomerSubject } from '../../../core/customers/customer-subject';
 import type { CustomerExport } from '../../../core/customers/export-customer';
 import type { Executor } from '../../../core/db/transaction';
 import { NotFound } from '../../../core/errors';
@@ -62,13 +63,16 @@ export async function getDataRequest(db: Executor, brandId: string, id: string):
 }
 
 /** Exports that hold the customer's data go when the customer is erased. */
-export async function deleteSubjectDataRequests(trx: Knex.Transaction, brandId: string, email: string | null, orderIds: string[]): Promise<number> {
-  if (!email && orderIds.length === 0) return 0;
+export async function deleteSubjectDataRequests(trx: Knex.Transaction, brandId: string, subject: CustomerSubject): Promise<number> {
+  const { email, order_ids: orderIds } = subject;
+  const customerIds = subject.customer_ids ?? [];
+  if (!email && orderIds.length === 0 && customerIds.length === 0) return 0;
   const deleted = await trx('shopify_data_requests')
     .where({ brand_id: brandId })
     .andWhere((where) => {
       if (email) where.orWhere({ customer_email: email }).orWhereRaw('position(? in lower(export::text)) > 0', [email]);
       for (const orderId of orderIds) where.orWhereRaw("export -> 'orders' @> jsonb_build_array(?::text)", [orderId]);
+      for (const customerId of customerIds) where.orWhereRaw("export -> 'customer_ids' @> jsonb_build_array(?::text)", [customerId]);
     })
     .delete()
     .returning('request_id');
