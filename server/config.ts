@@ -20,7 +20,7 @@ export interface Config {
   keyEncryptionSecret: string;
   logLevel: string;
   rateLimits: RateLimits;
-  /** How long a valid API key's brand is cached (API_KEY_CACHE_SECONDS, default 5); absent or 0: not cached. */
+  /** How long a valid API key's brand is cached (API_KEY_CACHE_SECONDS, default 60; 1 while changes are not heard); absent or 0: not cached. */
   apiKeyCacheSeconds?: number;
 }
 
@@ -72,6 +72,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       eligibility: positiveInt(env, 'RATE_LIMIT_ELIGIBILITY', DEFAULT_RATE_LIMITS.eligibility),
       convert: positiveInt(env, 'RATE_LIMIT_CONVERT', DEFAULT_RATE_LIMITS.convert),
     },
-    apiKeyCacheSeconds: env.API_KEY_CACHE_SECONDS === '0' ? 0 : positiveInt(env, 'API_KEY_CACHE_SECONDS', 5),
+    apiKeyCacheSeconds: env.API_KEY_CACHE_SECONDS === '0' ? 0 : positiveInt(env, 'API_KEY_CACHE_SECONDS', 60),
   };
 }

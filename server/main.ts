@@ -5,6 +5,7 @@ import { DataDirInUseError } from '../core/db/data-dir-lock';
 import { migrateToLatest } from '../core/db/migrate';
 import { DatabaseUnreachableError, waitForDatabase } from '../core/db/wait-for-database';
 import { createApp } from './app';
+import { startCacheInvalidation } from './cache-invalidation';
 import { serveAdminSocket } from './cli/admin-socket';
 import { runCli } from './cli/run-cli';
 import { loadConfig } from './config';
@@ -48,6 +49,7 @@ async function main(): Promise<void> {
   if (ran.length > 0) logger.info({ migrations: ran }, 'migrations applied');
   migrated();
 
+  const cacheInvalidation = startCacheInvalidation({ databaseUrl: config.databaseUrl, logger });
   const app = createApp({ db, config, logger, connectors });
   const workers = startConnectorWorkers(connectors, { db, config, logger });
   const server = http.createServer(app.callback());
@@ -63,6 +65,7 @@ async function main(): Promise<void> {
     const adminClosed = closed(admin);
     await httpServer.drain();
     await workers.stop();
+    await cacheInvalidation.stop();
     await adminClosed;
     await db.destroy();
   });

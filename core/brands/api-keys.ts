@@ -75,7 +75,7 @@ export async function revokeApiKey(db: Executor, brandId: string, keyId: string)
     .update({ revoked_at: db.raw('coalesce(revoked_at, now())') })
     .returning('*');
   if (!row) throw new NotFound(`key ${keyId} not found for brand ${brandId}`);
-  brandChanged(brandId);
+  await brandChanged(db, brandId);
   return toSummary(row as ApiKeyRow);
 }
 

@@ -113,6 +113,6 @@ export async function updateBrand(
     .update({ ...changes, updated_at: db.fn.now() })
     .returning('*');
   if (!row) throw new NotFound(`brand ${brandId} not found`);
-  brandChanged(brandId);
+  await brandChanged(db, brandId);
   return toBrand(row as BrandRow);
 }

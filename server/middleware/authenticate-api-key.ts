@@ -4,13 +4,13 @@ import { assertBrandActive } from '../../core/brands/brand-status';
 import { hashApiKey } from '../../core/brands/key-encryption';
 import type { Middleware } from '../app-context';
 import { HttpError } from '../http-error';
-import { cachedBrandOfKey, rememberBrandOfKey } from './api-key-cache';
+import { cacheGeneration, cachedBrandOfKey, rememberBrandOfKey } from './api-key-cache';
 
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * X-API-Key + X-Brand-ID. Missing headers, a malformed brand ID, an unknown or revoked key → 401;
- * a valid key of another brand → 403. A valid key's brand is cached for apiKeyCacheSeconds.
+ * a valid key of another brand → 403. A valid key's brand is cached (api-key-cache.ts).
  */
 export const authenticateApiKey: Middleware = async (ctx, next) => {
   const apiKey = ctx.get('x-api-key');
@@ -27,13 +27,14 @@ export const authenticateApiKey: Middleware = async (ctx, next) => {
     ctx.state.brand = cached;
     return next();
   }
+  const generation = cacheGeneration();
   const owner = await findKeyOwner(db, apiKey);
   if (!owner || owner.revoked) throw new HttpError(401, 'invalid or revoked API key');
   if (owner.brand_id !== brandId.toLowerCase()) throw new HttpError(403, 'X-Brand-ID does not match the API key');
   const brand = await findBrand(db, owner.brand_id);
   if (!brand) throw new HttpError(401, 'invalid or revoked API key');
   assertBrandActive(brand);
-  rememberBrandOfKey(keyHash, brand, cacheSeconds);
+  rememberBrandOfKey(keyHash, brand, cacheSeconds, generation);
   ctx.state.brand = brand;
   return next();
 };
