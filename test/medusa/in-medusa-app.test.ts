@@ -165,10 +165,16 @@ describe('the plugin inside a real Medusa 2.21 store', () => {
 
   it('keeps a delivery pending while the service is down, and the scheduled job delivers it once the service is back', async () => {
     const { order, advocateId } = await givenReferralOrder();
-    await captureWhileServiceIsDown(order);
+    await captureWhileServiceIsDown(order, async () => {
+      // What the merchant sees meanwhile, in Medusa's admin API.
+      expect(await medusa.api.referralDeliveries()).toContainEqual(
+        expect.objectContaining({ order_id: order.orderId, event_name: 'payment.captured', status: 'pending', last_error: expect.stringMatching(/unreachable/) }),
+      );
+    });
     await expectConversion(order, { status: 'completed', order_value: '200.00', referrer_reward_paid: '20.00' });
     expect(await balanceOf(advocateId)).toBe(20);
     await expectAllDelivered(order, 2);
+    expect((await medusa.api.referralDeliveries()).filter((delivery) => delivery.order_id === order.orderId)).toEqual([]);
   }, 90_000);
 
   it('sends a delivery still pending when Medusa crashed, after Medusa is started again', async () => {

@@ -128,6 +128,11 @@ export class MedusaStoreApi {
     await this.admin('POST', `/admin/orders/${order.orderId}/cancel`, {});
   }
 
+  /** The plugin's admin route: deliveries the referral service has not accepted (pending, rejected). */
+  async referralDeliveries(): Promise<Json[]> {
+    return (await this.admin('GET', '/admin/referral-deliveries')).referral_deliveries;
+  }
+
   /** The order as the admin API shows it: total, and what was paid and refunded. */
   async orderTotals(order: PlacedOrder): Promise<Json> {
     return (await this.admin('GET', `/admin/orders/${order.orderId}?fields=id,total,status,summary`)).order;

@@ -1,3 +1,4 @@
+import { rewardBalance } from '../../core/ledger/reward-ledger';
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { hexHmacSha256 } from '../helpers/signed-convert';
 import { GENEROUS_LIMITS, startTestApp } from '../helpers/test-app';
@@ -18,7 +19,26 @@ async function givenMedusaStore() {
       .set({ 'Content-Type': 'application/json', 'X-Brand-ID': brand.brandId, 'X-AL-Signature': hexHmacSha256(brand.apiKey, body), ...headers })
       .send(body);
   const conversion = () => service.db('conversions').where({ brand_id: brand.brandId, order_id: order.id }).first();
-  return { service, brand, order, deliver, conversion };
+  return { service, brand, advocate, order, deliver, conversion };
+}
+
+/** Every ordering of the items. */
+function permutations<T>(items: T[]): T[][] {
+  if (items.length <= 1) return [items];
+  return items.flatMap((item, at) => permutations([...items.slice(0, at), ...items.slice(at + 1)]).map((rest) => [item, ...rest]));
+}
+
+/**
+ * The snapshots Medusa 2.21 reads for one order (63.00 paid, reward 10.00): captured; refunded 21.00
+ * (total now 42.00 after the credit line, paid_total still 63.00); canceled (Medusa refunded nothing
+ * more itself in this story, so the cancellation refunds the remaining 42.00).
+ */
+function lifecycleSnapshots(order: OrderState): Record<'captured' | 'refunded' | 'canceled', string> {
+  const captured = snapshotBody({ ...order, paid: 'all' }, { event_name: 'payment.captured' });
+  const refunds = [{ id: 'ref_part', amount: 21, created_at: '2026-11-21T10:00:00Z' }];
+  const refunded = snapshotBody({ ...order, paid: 'all', refunds }, { event_name: 'payment.refunded' });
+  const canceled = snapshotBody({ ...order, paid: 'all', refunds, canceled: true }, { event_name: 'order.canceled' });
+  return { captured, refunded, canceled };
 }
 
 describe('POST /medusa/webhooks', () => {
@@ -56,6 +76,33 @@ describe('POST /medusa/webhooks', () => {
     for (const body of [secondRefund, paid, firstRefund, secondRefund]) expect((await deliver(body)).status).toBe(200);
     expect(await conversion()).toMatchObject({ status: 'partial_refund', refunded_total: '31.00' });
     expect((await service.db('refunds').where({ brand_id: brand.brandId }).orderBy('refund_pk')).map((refund) => refund.refund_id)).toEqual(['ref_1', 'ref_2']);
+  });
+
+  it.each(permutations(['captured', 'refunded', 'canceled'] as const))(
+    'ends with the same numbers whatever order capture, refund and cancel arrive in: %s, %s, %s',
+    async (...arrival) => {
+      const { service, brand, advocate, order, deliver, conversion } = await givenMedusaStore();
+      const snapshots = lifecycleSnapshots(order);
+      for (const name of arrival) expect((await deliver(snapshots[name])).status).toBe(200);
+
+      expect(await conversion()).toMatchObject({ status: 'refunded', order_value: '63.00', refunded_total: '63.00', referrer_reward_paid: '10.00' });
+      const refunds = await service.db('refunds').where({ brand_id: brand.brandId }).orderBy('refund_id');
+      expect(refunds.map((refund) => [refund.refund_id, refund.amount])).toEqual([
+        [`cancel:${order.id}`, '42.00'],
+        ['ref_part', '21.00'],
+      ]);
+      expect((await rewardBalance(service.db, brand.brandId, advocate.advocateId)).balance).toBe(0);
+    },
+  );
+
+  it.each(permutations(['captured', 'refunded'] as const))('values the order at what was paid whether %s or %s arrives first', async (...arrival) => {
+    const { service, brand, advocate, deliver, conversion, order } = await givenMedusaStore();
+    const snapshots = lifecycleSnapshots(order);
+    for (const name of arrival) expect((await deliver(snapshots[name])).status).toBe(200);
+
+    expect(await conversion()).toMatchObject({ status: 'partial_refund', order_value: '63.00', refunded_total: '21.00', referrer_reward_paid: '10.00' });
+    // 10.00 − 10.00 × 21/63
+    expect((await rewardBalance(service.db, brand.brandId, advocate.advocateId)).balance).toBe(6.67);
   });
 
   it('records one conversion and one claim when several events of an order arrive at the same moment', async () => {
