@@ -88,6 +88,23 @@ describe('referrals shopify connect --client-id --client-secret (a Dev Dashboard
     expect(shopify.grantCount(shop)).toBe(2);
   });
 
+  it('a day after connecting, `shopify status` renews the expired token and asks Shopify with the new one', async () => {
+    const { brand, shop } = await connectDevDashboardApp();
+    const first = admin.customTokens.get(shop)!;
+    // The 24 hours are over: Shopify no longer takes the first token.
+    await app.db('shopify_sessions').where({ brand_id: brand.brandId }).update({ expires_at: new Date(Date.now() - 60_000) });
+
+    const status = await referrals(app, ['shopify', 'status', '--brand', brand.brandId, '--json']);
+    expect(status.stderr).toBe('');
+    const report = JSON.parse(status.stdout);
+    expect(report).toMatchObject({ app: 'custom', live_check_error: null, actions: [] });
+    expect(report.subscriptions.map((row: { live: boolean | null }) => row.live)).toEqual([true, true, true, true, true]);
+    expect(shopify.grantCount(shop)).toBe(2);
+    const renewed = admin.customTokens.get(shop)!;
+    expect(renewed).not.toBe(first);
+    expect(admin.graphqlCalls(shop, 'ExistingWebhookSubscriptions').at(-1)!.headers['x-shopify-access-token']).toBe(renewed);
+  });
+
   it('renews an expired token once when two callers on two connections ask at the same moment', async () => {
     const { brand, shop } = await connectDevDashboardApp();
     await app.db('shopify_sessions').where({ brand_id: brand.brandId }).update({ expires_at: new Date(Date.now() - 1000) });
