@@ -38,17 +38,21 @@ export interface InboxWorkerOptions {
 /**
  * Processes the inbox in the background: whenever `bell` rings (a delivery was acknowledged), and
  * every few seconds for retries that have come due (and deliveries left by a crash). Runs one pass
- * at a time; a kick during a pass triggers another pass after it.
+ * at a time (a pass works several batches at once, see processInbox); a kick during a pass, or a
+ * pass that found work, triggers another pass after it, so a burst is drained without waiting for
+ * the sweep.
  */
 export function startShopifyInboxWorker(deps: ConnectorDeps & { bell?: InboxBell }, options: InboxWorkerOptions = {}): InboxWorker {
   let running: Promise<void> | null = null;
   let again = false;
   let stopped = false;
   const pass = async () => {
+    let found = false;
     do {
       again = false;
-      await processInbox(deps.db, { logger: deps.logger, limit: 200, brandId: options.brandId });
-    } while (again && !stopped);
+      const { done, retrying, failed } = await processInbox(deps.db, { logger: deps.logger, limit: 1_000, brandId: options.brandId });
+      found = done + retrying + failed > 0;
+    } while ((again || found) && !stopped);
   };
   const run = () => {
     if (stopped) return;

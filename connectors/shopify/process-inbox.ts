@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { ZodError } from 'zod';
 import { findBrand } from '../../core/brands/brand';
+import { isEmbedded } from '../../core/db/create-database';
 import { DomainError } from '../../core/errors';
 import type { Delivery } from './inbox';
 import { parseLosslessJson } from './parse-lossless-json';
@@ -27,6 +28,8 @@ export interface ProcessOptions {
   limit?: number;
   /** Only this brand's deliveries (an operator's `shopify inbox --process --brand`, tests). */
   brandId?: string;
+  /** Batches worked on at once, each on its own connection (PostgreSQL only: PGlite has one). */
+  concurrency?: number;
   logger?: Logger;
 }
 
@@ -36,30 +39,74 @@ export interface ProcessSummary {
   failed: number;
 }
 
+// On PostgreSQL a batch is one transaction (one commit for many deliveries); the embedded
+// database has one connection, so there a batch is one delivery and requests interleave.
+const BATCH_SIZE = 25;
+const CONCURRENCY = 4;
+
 /**
- * Processes the deliveries due now, oldest first, each in its own short transaction (the embedded
- * database has one connection: nothing is held between deliveries). Safe to run from several
- * processes at once: a delivery being processed is locked, and the others skip it.
+ * Processes the deliveries due now, oldest first, in batches claimed with FOR UPDATE SKIP LOCKED
+ * by several lanes at once, so it is safe to run from several processes too. A delivery is
+ * claimed only when no earlier due delivery of the same order is still pending (being processed
+ * elsewhere, or not yet reached): a refund or cancel never overtakes its order's paid.
  */
 export async function processInbox(db: Knex, options: ProcessOptions = {}): Promise<ProcessSummary> {
   const summary: ProcessSummary = { done: 0, retrying: 0, failed: 0 };
-  // The database's clock, not Node's: a JS Date has only milliseconds, so a delivery stamped by
-  // now() in the same millisecond would look not yet due.
-  const dueBy = options.now ?? db.raw('now()');
-  // The due deliveries as of now: one that fails is not tried again in the same call.
-  const query = db('shopify_inbox')
-    .select('brand_id', 'webhook_id')
-    .where({ status: 'pending' })
-    .andWhere('next_attempt_at', '<=', dueBy)
-    .orderBy('received_at')
-    .limit(options.limit ?? 500);
-  if (options.brandId) query.andWhere({ brand_id: options.brandId });
-  const due: DeliveryKey[] = await query;
-  for (const key of due) {
-    const processed = await processOne(db, key, { dueBy, logger: options.logger });
-    if (processed) summary[processed.status] += 1;
-  }
+  const embedded = isEmbedded(db);
+  const batchSize = embedded ? 1 : BATCH_SIZE;
+  let remaining = options.limit ?? 500;
+  // One that fails is not tried again in the same call, even when `now` says it is due.
+  const triedAndFailed: string[] = [];
+  const lane = async () => {
+    while (remaining > 0) {
+      const size = Math.min(batchSize, remaining);
+      remaining -= size;
+      const statuses = await db.transaction(async (trx) => {
+        const batch = await claimDueBatch(trx, { dueBy: options.now ?? null, brandId: options.brandId, size, skip: triedAndFailed });
+        const done: DeliveryStatus[] = [];
+        for (const delivery of batch) {
+          const status = await processDelivery(trx, delivery, options.logger);
+          if (status !== 'done') triedAndFailed.push(`${delivery.brand_id}:${delivery.webhook_id}`);
+          done.push(status);
+        }
+        return done;
+      });
+      remaining += size - statuses.length;
+      for (const status of statuses) summary[status] += 1;
+      if (statuses.length === 0) return; // nothing due that another lane or process does not hold
+    }
+  };
+  const lanes = embedded ? 1 : (options.concurrency ?? CONCURRENCY);
+  await Promise.all(Array.from({ length: lanes }, lane));
   return summary;
+}
+
+/**
+ * Locks up to `size` due deliveries that nobody else holds, oldest first. The database's clock,
+ * not Node's, when no `dueBy` is given: a JS Date has only milliseconds, so a delivery stamped by
+ * now() in the same millisecond would look not yet due.
+ */
+async function claimDueBatch(
+  trx: Knex.Transaction,
+  options: { dueBy: Date | null; brandId?: string; size: number; skip: string[] },
+): Promise<Delivery[]> {
+  const dueBy = options.dueBy ? options.dueBy.toISOString() : null;
+  const { rows } = await trx.raw(
+    `SELECT i.* FROM shopify_inbox i
+      WHERE i.status = 'pending' AND i.next_attempt_at <= coalesce(?::timestamptz, now())
+        AND (?::uuid IS NULL OR i.brand_id = ?::uuid)
+        AND (i.brand_id::text || ':' || i.webhook_id) NOT IN (SELECT jsonb_array_elements_text(?::jsonb))
+        AND NOT EXISTS (
+          SELECT 1 FROM shopify_inbox earlier
+           WHERE i.order_id IS NOT NULL AND earlier.brand_id = i.brand_id AND earlier.order_id = i.order_id
+             AND earlier.status = 'pending' AND earlier.next_attempt_at <= coalesce(?::timestamptz, now())
+             AND (earlier.received_at, earlier.webhook_id) < (i.received_at, i.webhook_id))
+      ORDER BY i.received_at, i.webhook_id
+      LIMIT ?
+      FOR UPDATE OF i SKIP LOCKED`,
+    [dueBy, options.brandId ?? null, options.brandId ?? null, JSON.stringify(options.skip), dueBy, options.size],
+  );
+  return rows as Delivery[];
 }
 
 interface DeliveryKey {
