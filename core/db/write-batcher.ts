@@ -1,0 +1,151 @@
+import type { Knex } from 'knex';
+import { isEmbedded } from './create-database';
+
+/**
+ * Group commit in the service: writes submitted at about the same moment share one transaction
+ * (one commit, one fsync), and each caller still gets its own outcome. A caller's promise settles
+ * only after its batch has committed (or failed), so nothing is acknowledged that could be lost.
+ */
+export interface WriteBatcher<Item, Result> {
+  submit(item: Item): Promise<Result>;
+}
+
+export interface WriteBatcherOptions<Item, Result> {
+  /** Writes one item inside the batch's transaction; a throw fails this item only. */
+  write: (trx: Knex.Transaction, item: Item) => Promise<Result>;
+  /**
+   * Items are written in key order (same key: submission order), so two processes' batches take
+   * row locks in one order and never deadlock each other on those keys.
+   */
+  keyOf?: (item: Item) => string;
+  /** Most items per transaction; 1 turns batching off (one transaction per item). */
+  maxBatch?: number;
+  /** Batches written at once (each holds a pooled connection); PGlite has one connection. */
+  maxInFlight?: number;
+  /** Items waiting beyond this are refused at once (BatchQueueFull) instead of piling up. */
+  maxQueue?: number;
+  /** How long the first waiting item may wait for company; 0: the next turn of the event loop. */
+  maxWaitMs?: number;
+}
+
+/** The queue is full: the database is not keeping up. SQLSTATE 53000 (insufficient resources) marks it as an outage to retry. */
+export class BatchQueueFull extends Error {
+  readonly code = '53000';
+  constructor(limit: number) {
+    super(`more than ${limit} writes are waiting for the database`);
+    this.name = 'BatchQueueFull';
+  }
+}
+
+interface Waiting<Item, Result> {
+  item: Item;
+  resolve: (result: Result) => void;
+  reject: (error: unknown) => void;
+}
+
+type Outcome<Result> = { ok: true; value: Result } | { ok: false; error: unknown };
+
+/** An item failed in a batch written without savepoints: the transaction may be aborted. */
+class ItemFailed extends Error {
+  constructor(readonly original: unknown) {
+    super('an item of the batch failed');
+  }
+}
+
+function inKeyOrder<Item, Result>(batch: Waiting<Item, Result>[], keyOf?: (item: Item) => string): Waiting<Item, Result>[] {
+  if (!keyOf) return batch;
+  const keyed = batch.map((waiting, index) => ({ waiting, index, key: keyOf(waiting.item) }));
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.index - b.index));
+  return keyed.map(({ waiting }) => waiting);
+}
+
+export function createWriteBatcher<Item, Result>(db: Knex, options: WriteBatcherOptions<Item, Result>): WriteBatcher<Item, Result> {
+  const maxBatch = Math.max(1, options.maxBatch ?? 64);
+  const maxInFlight = isEmbedded(db) ? 1 : Math.max(1, options.maxInFlight ?? 4);
+  const maxQueue = options.maxQueue ?? 10_000;
+  const maxWaitMs = options.maxWaitMs ?? 0;
+  const queue: Waiting<Item, Result>[] = [];
+  let inFlight = 0;
+  let scheduled = false;
+
+  // Fast path: no savepoints; the first failure sends the batch to writeIsolated instead.
+  async function writeTogether(trx: Knex.Transaction, batch: Waiting<Item, Result>[]): Promise<Outcome<Result>[]> {
+    const outcomes: Outcome<Result>[] = [];
+    for (const { item } of batch) {
+      try {
+        outcomes.push({ ok: true, value: await options.write(trx, item) });
+      } catch (error) {
+        throw batch.length === 1 ? error : new ItemFailed(error);
+      }
+    }
+    return outcomes;
+  }
+
+  // Each item behind its own savepoint: a failed statement rolls back that item alone.
+  async function writeIsolated(trx: Knex.Transaction, batch: Waiting<Item, Result>[]): Promise<Outcome<Result>[]> {
+    const outcomes: Outcome<Result>[] = [];
+    for (const { item } of batch) {
+      try {
+        outcomes.push({ ok: true, value: await trx.transaction((savepoint) => options.write(savepoint, item)) });
+      } catch (error) {
+        outcomes.push({ ok: false, error });
+      }
+    }
+    return outcomes;
+  }
+
+  async function writeBatch(batch: Waiting<Item, Result>[]): Promise<void> {
+    let outcomes: Outcome<Result>[];
+    try {
+      try {
+        outcomes = await db.transaction((trx) => writeTogether(trx, batch));
+      } catch (error) {
+        if (!(error instanceof ItemFailed)) throw error;
+        // Nothing of the first attempt was committed: write the batch again, each item isolated.
+        outcomes = await db.transaction((trx) => writeIsolated(trx, batch));
+      }
+    } catch (error) {
+      for (const waiting of batch) waiting.reject(error);
+      return;
+    }
+    batch.forEach((waiting, index) => {
+      const outcome = outcomes[index]!;
+      if (outcome.ok) waiting.resolve(outcome.value);
+      else waiting.reject(outcome.error);
+    });
+  }
+
+  function flush(): void {
+    while (inFlight < maxInFlight && queue.length > 0) {
+      const batch = inKeyOrder(queue.splice(0, maxBatch), options.keyOf);
+      inFlight += 1;
+      void writeBatch(batch).finally(() => {
+        inFlight -= 1;
+        schedule();
+      });
+    }
+  }
+
+  function schedule(): void {
+    if (inFlight >= maxInFlight || queue.length === 0) return;
+    if (queue.length >= maxBatch) return flush();
+    if (scheduled) return;
+    scheduled = true;
+    const run = () => {
+      scheduled = false;
+      flush();
+    };
+    if (maxWaitMs > 0) setTimeout(run, maxWaitMs);
+    else setImmediate(run);
+  }
+
+  return {
+    submit(item) {
+      if (queue.length >= maxQueue) return Promise.reject(new BatchQueueFull(maxQueue));
+      return new Promise<Result>((resolve, reject) => {
+        queue.push({ item, resolve, reject });
+        schedule();
+      });
+    },
+  };
+}

@@ -1,0 +1,157 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Knex } from 'knex';
+import pino from 'pino';
+import { paidOrderBatcher } from '../../core/conversions/paid-order-batcher';
+import { createDatabase } from '../../core/db/create-database';
+import { BatchQueueFull, createWriteBatcher } from '../../core/db/write-batcher';
+import { createApp } from '../../server/app';
+import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
+import { realPostgres } from '../helpers/real-postgres';
+import { testConfig } from '../helpers/test-app';
+import { closeTestDatabase, testDatabase } from '../helpers/test-database';
+
+
+interface Served {
+  post(headers: Record<string, string>, body: object): Promise<{ status: number; body: { data?: Record<string, unknown>; error?: string } }>;
+  close(): Promise<void>;
+}
+
+async function serve(db: Knex): Promise<Served> {
+  // The route uses the database's one batcher: made here first, with a window wide enough that
+  // requests sent together on a busy machine surely share a batch.
+  paidOrderBatcher(db, { maxWaitMs: 100 });
+  const app = createApp({ db, config: testConfig(), logger: pino({ level: 'silent' }) });
+  const server = http.createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/track/conversion`;
+  return {
+    async post(headers, body) {
+      const response = await fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return { status: response.status, body: (await response.json()) as { data?: Record<string, unknown> } };
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+const order = (code: string, orderId: string, email = `${orderId}@example.com`) => ({ email, order_id: orderId, order_value: 50, referral_code: code });
+
+afterAll(closeTestDatabase);
+
+describe('POST /api/v1/track/conversion, requests written together in one transaction', () => {
+  it('answers a duplicate, a bad item and good items of one batch each on their own, and stores only the good', async () => {
+    const db = await testDatabase();
+    const served = await serve(db);
+    try {
+      const brand = await givenBrand(db, { reward_type: 'fixed', reward_value: 5 });
+      const advocate = await givenAdvocate(db, brand.brandId);
+      const [repeated, good] = [uniqueOrderId(), uniqueOrderId()];
+      const [first, second, bad, alone] = await Promise.all([
+        served.post(brand.headers, order(advocate.code, repeated)),
+        served.post(brand.headers, order(advocate.code, repeated)),
+        served.post(brand.headers, order('NO-SUCH-CODE', uniqueOrderId())),
+        served.post(brand.headers, order(advocate.code, good)),
+      ]);
+
+      expect([first.status, second.status].sort()).toEqual([200, 201]);
+      const [created, duplicate] = first.status === 201 ? [first, second] : [second, first];
+      expect(duplicate.body.data).toMatchObject({ id: created.body.data!.id, duplicate: true });
+      expect(bad.status).toBe(404);
+      expect(bad.body.error).toBe('referral_code NO-SUCH-CODE not found');
+      expect(alone.status).toBe(201);
+      expect(alone.body.data).toMatchObject({ order_id: good, duplicate: false, referrer_reward_paid: 5 });
+
+      const rows: Array<{ order_id: string; created_at: Date }> = await db('conversions').where({ brand_id: brand.brandId }).select('order_id', 'created_at');
+      expect(rows.map((row) => row.order_id).sort()).toEqual([repeated, good].sort());
+      // now() is the transaction's start: equal timestamps mean one transaction wrote both.
+      expect(rows[0]!.created_at.getTime()).toBe(rows[1]!.created_at.getTime());
+      expect(await db('reward_ledger').where({ brand_id: brand.brandId, kind: 'credit' })).toHaveLength(2);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('decides a race between two server instances on one PostgreSQL by the unique key: one 201 per order, the rest duplicates', async () => {
+    const shared = await realPostgres();
+    const other = createDatabase({ databaseUrl: (shared.db.client.config as { connection: string }).connection });
+    const [one, two] = [await serve(shared.db), await serve(other)];
+    try {
+      const brand = await givenBrand(shared.db, { reward_type: 'fixed', reward_value: 7 });
+      const advocate = await givenAdvocate(shared.db, brand.brandId);
+      const [x, y] = [uniqueOrderId(), uniqueOrderId()];
+      // Each instance gets both orders in the opposite order, several times over.
+      const sends = Array.from({ length: 6 }, () => [
+        one.post(brand.headers, order(advocate.code, x)),
+        one.post(brand.headers, order(advocate.code, y)),
+        two.post(brand.headers, order(advocate.code, y)),
+        two.post(brand.headers, order(advocate.code, x)),
+      ]).flat();
+      const answers = await Promise.all(sends);
+
+      for (const id of [x, y]) {
+        const mine = answers.filter((answer) => answer.body.data?.order_id === id);
+        expect(mine).toHaveLength(12);
+        expect(mine.filter((answer) => answer.status === 201)).toHaveLength(1);
+        expect(mine.filter((answer) => answer.status === 200 && answer.body.data!.duplicate === true)).toHaveLength(11);
+        expect(new Set(mine.map((answer) => answer.body.data!.id)).size).toBe(1);
+      }
+      expect(await shared.db('conversions').where({ brand_id: brand.brandId })).toHaveLength(2);
+      const credits = await shared.db('reward_ledger').where({ brand_id: brand.brandId, kind: 'credit' }).sum({ total: 'amount' });
+      expect(credits[0]!.total).toBe('14.00');
+    } finally {
+      await one.close();
+      await two.close();
+      await other.destroy();
+      await shared.close();
+    }
+  });
+});
+
+describe('the write batcher', () => {
+  let db: Knex;
+  const table = `batcher_probe_${process.pid}`;
+  beforeAll(async () => {
+    db = await testDatabase();
+    await db.raw(`CREATE TABLE IF NOT EXISTS ${table} (n integer, batch_started timestamptz DEFAULT now(), CONSTRAINT ${table}_once UNIQUE (n) DEFERRABLE INITIALLY DEFERRED)`);
+  });
+  afterAll(() => db.raw(`DROP TABLE IF EXISTS ${table}`));
+
+  const insert = (trx: Knex.Transaction, n: number) => trx(table).insert({ n });
+
+  it('rolls back only the item whose statement failed, and commits its neighbours together', async () => {
+    const batcher = createWriteBatcher<{ n: number; fail: boolean }, number>(db, {
+      maxWaitMs: 50,
+      write: async (trx, { n, fail }) => {
+        await insert(trx, n);
+        if (fail) await trx.raw('SELECT 1 / 0'); // aborts the transaction, after a write
+        return n;
+      },
+    });
+    const outcomes = await Promise.allSettled([101, 102, 103].map((n) => batcher.submit({ n, fail: n === 102 })));
+
+    expect(outcomes[0]).toEqual({ status: 'fulfilled', value: 101 });
+    expect(outcomes[1]).toMatchObject({ status: 'rejected', reason: { code: '22012' } });
+    expect(outcomes[2]).toEqual({ status: 'fulfilled', value: 103 });
+    const rows: Array<{ n: number; batch_started: Date }> = await db(table).whereIn('n', [101, 102, 103]).orderBy('n');
+    expect(rows.map((row) => row.n)).toEqual([101, 103]);
+    expect(rows[0]!.batch_started.getTime()).toBe(rows[1]!.batch_started.getTime());
+  });
+
+  it('acknowledges nothing of a batch whose commit fails', async () => {
+    const batcher = createWriteBatcher<number, number>(db, { maxWaitMs: 50, write: async (trx, n) => (await insert(trx, n), n) });
+    // The unique constraint is deferred: the two writes succeed, the COMMIT fails.
+    const outcomes = await Promise.allSettled([201, 201].map((n) => batcher.submit(n)));
+
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+    expect(outcomes[0]).toMatchObject({ reason: { code: '23505' } });
+    expect(await db(table).where({ n: 201 })).toHaveLength(0);
+  });
+
+  it('refuses an item at once when the queue is full, instead of letting it pile up', async () => {
+    const batcher = createWriteBatcher<number, number>(db, { maxWaitMs: 50, maxQueue: 2, write: async (trx, n) => (await insert(trx, n), n) });
+    const outcomes = await Promise.allSettled([301, 302, 303].map((n) => batcher.submit(n)));
+
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
+    expect((outcomes[2] as PromiseRejectedResult).reason).toBeInstanceOf(BatchQueueFull);
+  });
+});
