@@ -192,8 +192,16 @@ describe('the plugin inside a real Medusa 2.21 store', () => {
     const { order, advocateId } = await givenReferralOrder();
     const captureDueIn = (ms: number) =>
       medusa.db('referral_delivery').where({ order_id: order.orderId, event_name: 'payment.captured' }).update({ next_attempt_at: new Date(Date.now() + ms) });
-    // A long backoff for the capture's delivery, so the refund's is certainly received first.
-    await captureWhileServiceIsDown(order, async () => void (await captureDueIn(3_600_000)));
+    // A long backoff for the capture's delivery, so the refund's is certainly received first; set
+    // again if a job run that was failing to send it meanwhile wrote its own backoff over it.
+    await captureWhileServiceIsDown(order, () =>
+      eventually(async () => {
+        await captureDueIn(3_600_000);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        const [, captured] = await deliveriesOf(order);
+        expect(new Date(captured.next_attempt_at).getTime()).toBeGreaterThan(Date.now() + 1_800_000);
+      }),
+    );
     await medusa.api.refund(order, 50);
     await expectConversion(order, { status: 'partial_refund', order_value: '200.00', refunded_total: '50.00', referrer_reward_paid: '20.00' });
     const received = await service.db('medusa_deliveries').where({ brand_id: brand.brandId, order_id: order.orderId }).orderBy('received_at');
