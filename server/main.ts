@@ -1,11 +1,15 @@
+import cluster from 'node:cluster';
 import http from 'node:http';
 import type net from 'node:net';
-import { createDatabase, dataDirLockOf } from '../core/db/create-database';
+import type { Logger } from 'pino';
+import { type Database, createDatabase, dataDirLockOf } from '../core/db/create-database';
 import { DataDirInUseError } from '../core/db/data-dir-lock';
 import { migrateToLatest } from '../core/db/migrate';
 import { DatabaseUnreachableError, waitForDatabase } from '../core/db/wait-for-database';
 import { createApp } from './app';
 import { startCacheInvalidation } from './cache-invalidation';
+import { runClusterPrimary } from './cluster';
+import { ClusterSettingError, loadWebConcurrency } from './cluster-settings';
 import { serveAdminSocket } from './cli/admin-socket';
 import { runCli } from './cli/run-cli';
 import { loadConfig } from './config';
@@ -20,11 +24,38 @@ function closed(server: net.Server | null): Promise<void> {
   return new Promise((resolve) => (server ? server.close(() => resolve()) : resolve()));
 }
 
+/** Waits for PostgreSQL (not the embedded database, which is in this process) and migrates it. */
+async function prepareDatabase(db: Database, databaseUrl: string | undefined, startupTimeoutMs: number, logger: Logger): Promise<void> {
+  if (databaseUrl) {
+    await waitForDatabase(db, {
+      timeoutMs: startupTimeoutMs,
+      onFailedAttempt: (attempt, error, retryInMs) =>
+        logger.warn({ attempt, error: error.message, retryInMs }, retryInMs === null ? 'database unreachable; giving up' : 'database unreachable; retrying'),
+    });
+  }
+  const ran = await migrateToLatest(db);
+  if (ran.length > 0) logger.info({ migrations: ran }, 'migrations applied');
+}
+
+/** WEB_CONCURRENCY > 1: the database is prepared once, here, before the workers start (one migrator). */
+async function primary(workers: number): Promise<void> {
+  const config = loadConfig(); // generates the key-encryption secret, if it must, before the workers read it
+  const settings = loadLifecycleSettings();
+  configureConnectors();
+  const logger = createLogger(config.logLevel);
+  const db = createDatabase({ databaseUrl: config.databaseUrl, poolMax: 1 });
+  await prepareDatabase(db, config.databaseUrl, settings.databaseStartupTimeoutMs, logger);
+  await db.destroy();
+  process.exit(await runClusterPrimary({ workers, logger }));
+}
+
 async function main(): Promise<void> {
   const config = loadConfig();
   const settings = loadLifecycleSettings();
   const connectors = configureConnectors(); // a malformed connector setting stops the start
-  const logger = createLogger(config.logLevel);
+  const rootLogger = createLogger(config.logLevel);
+  // Under WEB_CONCURRENCY every line says which process wrote it.
+  const logger = cluster.isWorker ? rootLogger.child({ pid: process.pid }) : rootLogger;
   const db = createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
 
   // The CLI may connect as soon as we own the data directory; its commands wait for the migrations.
@@ -38,15 +69,7 @@ async function main(): Promise<void> {
       })
     : null;
 
-  if (config.databaseUrl) {
-    await waitForDatabase(db, {
-      timeoutMs: settings.databaseStartupTimeoutMs,
-      onFailedAttempt: (attempt, error, retryInMs) =>
-        logger.warn({ attempt, error: error.message, retryInMs }, retryInMs === null ? 'database unreachable; giving up' : 'database unreachable; retrying'),
-    });
-  }
-  const ran = await migrateToLatest(db);
-  if (ran.length > 0) logger.info({ migrations: ran }, 'migrations applied');
+  await prepareDatabase(db, config.databaseUrl, settings.databaseStartupTimeoutMs, logger);
   migrated();
 
   const cacheInvalidation = startCacheInvalidation({ databaseUrl: config.databaseUrl, logger });
@@ -81,7 +104,17 @@ function databaseLocation(url: string | undefined): string {
   }
 }
 
-main().catch((error: unknown) => {
+async function start(): Promise<void> {
+  if (cluster.isWorker) return main();
+  const workers = loadWebConcurrency();
+  return workers > 1 ? primary(workers) : main();
+}
+
+start().catch((error: unknown) => {
+  if (error instanceof ClusterSettingError) {
+    process.stderr.write(`refusing to start: ${error.message}\n`);
+    process.exit(EXIT.failed);
+  }
   if (error instanceof DataDirInUseError) {
     process.stderr.write(`refusing to start: ${error.message}. Stop it first; while it runs, \`npx referrals\` talks to it.\n`);
     process.exit(EXIT.dataDirInUse);

@@ -4,6 +4,7 @@ import { givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { type RealPostgres, realPostgres } from '../helpers/real-postgres';
 import { TEST_SECRET, type TestApp, startTestApp } from '../helpers/test-app';
 import { CLI, processEnv, spawnProcess } from '../operations/processes';
+import { postgresUrlOf } from './postgres-url';
 
 // A TTL no test outlives: anything refused below was refused because the change was heard.
 const LONG_TTL_SECONDS = 600;
@@ -14,8 +15,7 @@ let server: TestApp;
 let invalidation: CacheInvalidation;
 beforeAll(async () => {
   postgres = await realPostgres();
-  const { user, password, host, port, database } = postgres.db.client.config.connection as Record<string, string | undefined>;
-  databaseUrl = `postgres://${user}${password ? `:${password}` : ''}@${host}:${port ?? 5432}/${database}`;
+  databaseUrl = postgresUrlOf(postgres.db);
   server = await startTestApp({ apiKeyCacheSeconds: LONG_TTL_SECONDS }, postgres.db);
   invalidation = startCacheInvalidation({ databaseUrl, logger: pino({ level: 'silent' }) });
   await invalidation.ready;

@@ -5,6 +5,7 @@ import type { Knex } from 'knex';
 import { givenAdvocate } from '../helpers/fixtures';
 import { type RealPostgres, realPostgres } from '../helpers/real-postgres';
 import { type TestApp, startTestApp } from '../helpers/test-app';
+import { postgresUrlOf } from './postgres-url';
 import { exactNumber, fixtureText, installApp, sendWebhook, useFakeShopify, useShopifyEnv, variant } from '../shopify/shopify-test-kit';
 
 useShopifyEnv();
@@ -22,8 +23,7 @@ beforeAll(async () => {
   postgres = await realPostgres();
   app = await startTestApp({}, postgres.db);
   // Three workers as three processes would be: each its own connection pool.
-  const connection = postgres.db.client.config.connection as Knex.PgConnectionConfig;
-  for (let i = 0; i < WORKERS; i += 1) workerPools.push(createDatabase({ databaseUrl: `postgres://${connection.user}${connection.password ? `:${connection.password}` : ''}@${connection.host}:${connection.port ?? 5432}/${connection.database}` }));
+  for (let i = 0; i < WORKERS; i += 1) workerPools.push(createDatabase({ databaseUrl: postgresUrlOf(postgres.db) }));
 }, 30_000);
 afterAll(async () => {
   await Promise.all(workerPools.map((pool) => pool.destroy()));
