@@ -3,6 +3,8 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
+  // The test that boots a real Medusa store needs its own install and ~2 minutes: `npm run test:medusa-app`.
+  testPathIgnorePatterns: ['/node_modules/', '/test/medusa/in-medusa-app\\.test\\.ts$'],
   transform: {
     '^.+\\.(t|j)s$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
   },
