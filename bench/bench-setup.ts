@@ -1,7 +1,7 @@
 import { type Database, createDatabase } from '../core/db/create-database';
 import { BENCH_KEY_SECRET, type BenchTenant, benchDatabaseUrl, provisionTenant, recreateDatabase } from './bench-database';
 import type { Scenario } from './load-scenario';
-import { type ServerProcess, startServer } from './server-process';
+import { type ServerOptions, type ServerProcess, startServer } from './server-process';
 
 const UNLIMITED = '1000000000';
 
@@ -10,6 +10,8 @@ export interface BenchSetup {
   db: Database;
   tenant: BenchTenant;
   server: ServerProcess;
+  /** Another server on the same database and settings (compiled, WEB_CONCURRENCY, …); stop it before the next. */
+  startServer(env: Record<string, string>, options: ServerOptions): Promise<ServerProcess>;
   /** The PostgreSQL backends serving the bench database, whose CPU a scenario reports. */
   backends(): Promise<number[]>;
   /** A scenario authenticated as the tenant. */
@@ -17,7 +19,7 @@ export interface BenchSetup {
     name: string,
     path: string,
     connections: number,
-    expectedStatus: number,
+    expectedStatus: Scenario['expectedStatus'],
     nextRequest: Scenario['nextRequest'],
     seconds: number,
     headers?: Record<string, string>,
@@ -33,7 +35,7 @@ export async function setUpBench(advocates: number, progress: (message: string) 
   const db = createDatabase({ databaseUrl, poolMax: 2 });
   const tenant = await provisionTenant(db, advocates);
   progress(`provisioned brand ${tenant.brandId} with ${advocates} advocates`);
-  const server = await startServer({
+  const serverEnv = {
     DATABASE_URL: databaseUrl,
     KEY_ENCRYPTION_SECRET: BENCH_KEY_SECRET,
     RATE_LIMIT_VISIT: UNLIMITED,
@@ -42,7 +44,8 @@ export async function setUpBench(advocates: number, progress: (message: string) 
     RATE_LIMIT_REFUND: UNLIMITED,
     RATE_LIMIT_ELIGIBILITY: UNLIMITED,
     RATE_LIMIT_CONVERT: UNLIMITED,
-  });
+  };
+  const server = await startServer(serverEnv);
   progress(`server pid ${server.pid} on ${server.url}`);
   const tenantHeaders = { 'x-api-key': tenant.apiKey, 'x-brand-id': tenant.brandId };
   return {
@@ -50,6 +53,7 @@ export async function setUpBench(advocates: number, progress: (message: string) 
     db,
     tenant,
     server,
+    startServer: (env, options) => startServer({ ...serverEnv, ...env }, options),
     backends: async () =>
       (await db.raw('SELECT pid FROM pg_stat_activity WHERE datname = current_database()')).rows.map((row: { pid: number }) => row.pid),
     scenario: (name, path, connections, expectedStatus, nextRequest, seconds, headers = tenantHeaders) => ({

@@ -8,6 +8,8 @@ export interface ScenarioRequest {
   key?: string;
   /** Headers of this request only (e.g. a signature over its body). */
   headers?: Record<string, string>;
+  /** Another route than the scenario's (a mixed scenario). */
+  path?: string;
 }
 
 export interface Scenario {
@@ -15,9 +17,11 @@ export interface Scenario {
   path: string;
   connections: number;
   durationSeconds: number;
+  /** A fixed number of requests instead of a duration (a burst). */
+  amount?: number;
   headers: Record<string, string>;
-  /** The status every response should have; any other counts as an error. */
-  expectedStatus: number;
+  /** The status every response should have (a mixed scenario: one of them); any other counts as an error. */
+  expectedStatus: number | readonly number[];
   nextRequest(): ScenarioRequest;
 }
 
@@ -57,6 +61,7 @@ export async function runScenario(
   scenario: Scenario,
   databaseBackends: () => Promise<number[]> = async () => [],
 ): Promise<ScenarioResult> {
+  const expected = new Set<number>([scenario.expectedStatus].flat());
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
   const succeeded: string[] = [];
@@ -72,7 +77,7 @@ export async function runScenario(
   const instance = autocannon({
     url: server.url,
     connections: scenario.connections,
-    duration: scenario.durationSeconds,
+    ...(scenario.amount ? { amount: scenario.amount } : { duration: scenario.durationSeconds }),
     timeout: 30,
     requests: [
       {
@@ -82,11 +87,12 @@ export async function runScenario(
         setupRequest: (request, context) => {
           const next = scenario.nextRequest();
           (context as { key?: string }).key = next.key;
-          return { ...request, body: next.body, headers: next.headers ? { ...request.headers, ...next.headers } : request.headers };
+          const headers = next.headers ? { ...request.headers, ...next.headers } : request.headers;
+          return { ...request, body: next.body, headers, path: next.path ?? request.path };
         },
         onResponse: (status, _body, context) => {
           const key = (context as { key?: string }).key;
-          if (status === scenario.expectedStatus && key !== undefined) succeeded.push(key);
+          if (expected.has(status) && key !== undefined) succeeded.push(key);
         },
       },
     ],
@@ -102,7 +108,7 @@ export async function runScenario(
   const databaseCpu = cpuSecondsSince(backendsBefore, await databaseBackends());
 
   const sorted = Float64Array.from(latencies).sort();
-  const ok = statuses[scenario.expectedStatus] ?? 0;
+  const ok = [...expected].reduce((sum, status) => sum + (statuses[status] ?? 0), 0);
   const memory = server.memory();
   return {
     name: scenario.name,

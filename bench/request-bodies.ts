@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { ScenarioRequest } from './load-scenario';
 
 /** Request bodies as a busy store sends them: every order new, attributed by a referral code. */
@@ -85,3 +86,42 @@ export function eligibilityCheck(codes: readonly string[], orders: readonly stri
   };
 }
 
+
+/** A referred visitor landing: a new device each time, one of the advocates' codes. */
+export function referredVisit(codes: readonly string[]): () => ScenarioRequest {
+  return () => ({ body: JSON.stringify({ referral_code: pick(codes), visitor_id: randomUUID(), landing_page: '/', share_channel: 'link' }) });
+}
+
+/** A new customer claiming a referral discount on a 120.00 cart (10 % off). */
+export function newClaim(codes: readonly string[]): () => ScenarioRequest {
+  return () => {
+    sequence += 1;
+    return {
+      body: JSON.stringify({
+        referral_code: pick(codes), email: `claimant${sequence}-${runId}@shop.example`, name: 'Casey', raw_value: 120, discount_type: 'percentage', discount_value: 10, source: 'bench',
+      }),
+    };
+  };
+}
+
+export interface MixedRoute {
+  path: string;
+  /** Out of 100 requests. */
+  share: number;
+  nextRequest: () => ScenarioRequest;
+}
+
+/** Requests of several routes in fixed proportions, dealt in a repeating shuffled deck of 100. */
+export function mixedRequests(routes: readonly MixedRoute[]): () => ScenarioRequest {
+  const deck = routes.flatMap((route) => Array.from({ length: route.share }, () => route));
+  for (let i = deck.length - 1; i > 0; i -= 1) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [deck[i], deck[j]] = [deck[j]!, deck[i]!];
+  }
+  let next = 0;
+  return () => {
+    const route = deck[next % deck.length]!;
+    next += 1;
+    return { ...route.nextRequest(), path: route.path };
+  };
+}

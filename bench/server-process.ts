@@ -46,16 +46,32 @@ async function waitReady(url: string, child: ChildProcess, stderr: () => string)
   throw new Error(`server did not become ready within 60 s:\n${stderr()}`);
 }
 
+/** The pids of a process's children (WEB_CONCURRENCY's server processes under their primary). */
+function childrenOf(pid: number): number[] {
+  try {
+    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+export interface ServerOptions {
+  /** `node dist/server/main.js` (after `npm run build`) instead of tsx on the TypeScript. */
+  compiled?: boolean;
+}
+
 /**
  * The real server (`server/main.ts`) as a child process, loaded with tsx in the same node process
- * so that its pid is the one whose memory we read.
+ * so that its pid is the one whose memory we read; with WEB_CONCURRENCY, the primary and its
+ * workers together (RSS summed, peak = the sum of each one's peak).
  */
-export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
+export async function startServer(env: Record<string, string>, options: ServerOptions = {}): Promise<ServerProcess> {
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'referrals-bench-'));
   // BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the server.
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'server/main.ts'], {
+  const entry = options.compiled ? ['dist/server/main.js'] : ['--import', 'tsx', 'server/main.ts'];
+  const child = spawn(process.execPath, [...nodeArgs, ...entry], {
     cwd: path.resolve(__dirname, '..'),
     env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', DATA_DIR: dataDir, ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -69,11 +85,13 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
   const url = `http://127.0.0.1:${port}`;
   await waitReady(url, child, () => output);
   const pid = child.pid!;
+  const all = () => [pid, ...childrenOf(pid)];
+  const sum = (of: (one: number) => number) => all().reduce((total, one) => total + of(one), 0);
   return {
     url,
     pid,
-    memory: () => ({ rssMiB: statusKiB(pid, 'VmRSS') / 1024, peakMiB: statusKiB(pid, 'VmHWM') / 1024 }),
-    cpuSeconds: () => cpuSecondsOf(pid),
+    memory: () => ({ rssMiB: sum((one) => statusKiB(one, 'VmRSS')) / 1024, peakMiB: sum((one) => statusKiB(one, 'VmHWM')) / 1024 }),
+    cpuSeconds: () => sum(cpuSecondsOf),
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
