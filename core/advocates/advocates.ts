@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
+import { prepared } from '../db/prepared-statement';
 import type { Executor } from '../db/transaction';
 import { Conflict, Invalid, NotFound } from '../errors';
 import type { CodeKind } from './code-kind';
@@ -167,6 +168,7 @@ export async function findReferralCode(db: Executor, brandId: string, code: stri
 export async function findReferralCodes(db: Executor, brandId: string, codes: string[]): Promise<Map<string, ReferralCodeOwner>> {
   const normalized = [...new Set(codes.map(normalizeCode))];
   if (normalized.length === 0) return new Map();
-  const rows: CodeOwnerRow[] = await codeOwners(db).where({ 'c.brand_id': brandId }).whereIn('c.code_normalized', normalized);
+  // One text whatever the number of codes, so it is prepared once per connection.
+  const rows: CodeOwnerRow[] = await prepared(db, codeOwners(db).where({ 'c.brand_id': brandId }).whereRaw('c.code_normalized = ANY(?::text[])', [normalized]));
   return new Map(rows.map((row) => [row.code_normalized, toCodeOwner(row)]));
 }

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { ReferralType } from '../conversions/referral-type';
+import { prepared } from '../db/prepared-statement';
 import type { Executor } from '../db/transaction';
 import type { ClaimStatus } from './claim-status';
 
@@ -58,7 +59,8 @@ export async function newestPendingClaim(
     .orderBy('created_at', 'desc')
     .first();
   if (advocateId !== undefined) query.andWhere({ advocate_id: advocateId });
-  return toClaim(await query);
+  // Prepared: on the conversion hot path, planning this look-up costs more than running it.
+  return toClaim(await prepared(db, query));
 }
 
 /**
