@@ -24,15 +24,21 @@ interface Outcome {
   connection?: string;
   body?: string;
   error?: string;
-  /** The request was sent after SIGTERM was. */
-  late: boolean;
   /** The answer (or error) came after SIGTERM was sent. */
   answeredAfterSigterm: boolean;
 }
 
-function post(agent: http.Agent, port: number, headers: Record<string, string>, body: string) {
-  return new Promise<{ status: number; connection?: string; body: string }>((resolve, reject) => {
-    const request = http.request(
+interface Answer {
+  status: number;
+  connection?: string;
+  body: string;
+}
+
+/** A conversion request whose headers are sent; the caller ends it with the body. */
+function conversionRequest(agent: http.Agent | false, port: number, headers: Record<string, string>, body: string) {
+  let request!: http.ClientRequest;
+  const answer = new Promise<Answer>((resolve, reject) => {
+    request = http.request(
       {
         host: '127.0.0.1',
         port,
@@ -50,8 +56,31 @@ function post(agent: http.Agent, port: number, headers: Record<string, string>, 
       },
     );
     request.on('error', reject);
-    request.end(body);
   });
+  return { request, answer };
+}
+
+function post(agent: http.Agent, port: number, headers: Record<string, string>, body: string): Promise<Answer> {
+  const { request, answer } = conversionRequest(agent, port, headers, body);
+  request.end(body);
+  return answer;
+}
+
+/** Resolves once nothing accepts connections on `port` any more (a draining server has closed its listener). */
+async function untilRefused(port: number, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const refused = await new Promise<boolean>((resolve) => {
+      const probe = net.connect(port, '127.0.0.1', () => {
+        probe.destroy();
+        resolve(false);
+      });
+      probe.on('error', () => resolve(true));
+    });
+    if (refused) return;
+    if (Date.now() > deadline) throw new Error(`port ${port} still accepted connections ${timeoutMs} ms after SIGTERM`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 describe('shutdown', () => {
@@ -74,20 +103,29 @@ describe('shutdown', () => {
       const client = async (clientId: number) => {
         for (let n = 0; n < 2_000 && Date.now() < hardStop; n += 1) {
           const orderId = `keepalive-${clientId}-${n}`;
-          const late = sigtermSent;
           const body = JSON.stringify({ email: `c${clientId}-${n}@example.com`, order_id: orderId, order_value: 25, referral_code: advocate.code });
           try {
-            outcomes.push({ orderId, late, ...(await post(agent, port, brand.headers, body)), answeredAfterSigterm: sigtermSent });
+            outcomes.push({ orderId, ...(await post(agent, port, brand.headers, body)), answeredAfterSigterm: sigtermSent });
           } catch (error) {
-            outcomes.push({ orderId, late, error: (error as NodeJS.ErrnoException).code ?? (error as Error).message, answeredAfterSigterm: sigtermSent });
+            outcomes.push({ orderId, error: (error as NodeJS.ErrnoException).code ?? (error as Error).message, answeredAfterSigterm: sigtermSent });
             return; // the server is going away: this client is done
           }
         }
       };
       const clients = Array.from({ length: 32 }, (_, id) => client(id));
+      // One request is surely in flight when the drain begins: the server has read its headers
+      // (its "100 Continue" says so) and its body is sent only once the server stopped listening.
+      const heldBody = JSON.stringify({ email: 'held@example.com', order_id: 'held', order_value: 25, referral_code: advocate.code });
+      const held = conversionRequest(false, port, { ...brand.headers, Expect: '100-continue' }, heldBody);
+      const heldRead = new Promise((resolve) => held.request.once('continue', resolve));
+      held.request.flushHeaders();
+      await heldRead;
       while (outcomes.length < 200 && Date.now() < hardStop) await new Promise((resolve) => setTimeout(resolve, 20));
       server.child.kill('SIGTERM');
       sigtermSent = true;
+      await untilRefused(port);
+      held.request.end(heldBody);
+      const heldAnswer = await held.answer;
       const exit = await server.exited;
       await Promise.all(clients);
 
@@ -96,10 +134,9 @@ describe('shutdown', () => {
       const failed = outcomes.filter((outcome) => outcome.error !== undefined);
       expect(answered.filter((outcome) => outcome.status !== 201)).toEqual([]);
       for (const outcome of answered) expect(JSON.parse(outcome.body!)).toMatchObject({ success: true, data: { order_value: 25 } });
-      // Requests in flight when SIGTERM came were finished, and told the connection would close.
-      const drained = answered.filter((outcome) => outcome.answeredAfterSigterm);
-      expect(drained.length).toBeGreaterThan(0);
-      expect(drained.filter((outcome) => !outcome.late).some((outcome) => outcome.connection === 'close')).toBe(true);
+      // A request in flight when the drain began was finished, and told the connection would close.
+      expect(heldAnswer).toMatchObject({ status: 201, connection: 'close' });
+      expect(JSON.parse(heldAnswer.body)).toMatchObject({ success: true, data: { order_value: 25 } });
       // Every failure happened because the server was stopping, on a request it never read.
       expect(failed.filter((outcome) => !outcome.answeredAfterSigterm)).toEqual([]);
 
@@ -110,7 +147,8 @@ describe('shutdown', () => {
         );
         expect(answered.filter((outcome) => !stored.has(outcome.orderId))).toEqual([]);
         expect(failed.filter((outcome) => stored.has(outcome.orderId))).toEqual([]);
-        expect(stored.size).toBe(answered.length);
+        expect(stored.has('held')).toBe(true);
+        expect(stored.size).toBe(answered.length + 1);
       } finally {
         await after.destroy();
       }
