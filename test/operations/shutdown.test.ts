@@ -164,7 +164,8 @@ describe('shutdown', () => {
     let server: Spawned | undefined;
     const socket = new net.Socket();
     try {
-      server = await startServer(processEnv({ ...database.env, SHUTDOWN_TIMEOUT_MS: '1500', LOG_LEVEL: 'info' }), port);
+      // On PostgreSQL the per-IP conversion count is shared with every test from 127.0.0.1: a 429 would end the request.
+      server = await startServer(processEnv({ ...database.env, SHUTDOWN_TIMEOUT_MS: '1500', LOG_LEVEL: 'info', RATE_LIMIT_CONVERSION: '1000000' }), port);
       // Headers promise a body that never comes: the request stays in flight. The server's
       // "100 Continue" proves it has read the request, so SIGTERM cannot find the connection idle.
       await new Promise<void>((resolve) => socket.connect(port, '127.0.0.1', resolve));
