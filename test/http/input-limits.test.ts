@@ -100,7 +100,7 @@ describe('connector input no schema limited is a 400, so the Medusa plugin stops
   });
 
   it('POST /medusa/webhooks answers 400, not 500, when total plus discount exceed the largest amount', async () => {
-    const response = await deliver(`evt-${uniqueOrderId()}`, { total: 999_999_999_999.99, discount_total: 7 });
+    const response = await deliver(`evt-${uniqueOrderId()}`, { total: 999_999_999_999.99, discount_total: 7, summary: { paid_total: 999_999_999_999.99, refunded_total: 0 } });
     expect(response.status).toBe(400);
     expect(response.body).toEqual({ success: false, error: 'amount 1000000000006.99 is out of range (at most 999999999999.99)', code: 'invalid_request' });
   });
