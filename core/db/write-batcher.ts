@@ -45,6 +45,15 @@ interface Waiting<Item, Result> {
 
 type Outcome<Result> = { ok: true; value: Result } | { ok: false; error: unknown };
 
+/** A deadlock or serialization failure: PostgreSQL rolled the transaction back, and running it again is safe. */
+function isTransient(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '40P01' || code === '40001';
+}
+
+/** Attempts at a batch that meets a deadlock or serialization failure before its items are answered. */
+const TRANSIENT_ATTEMPTS = 3;
+
 /** An item failed in a batch written without savepoints: the transaction may be aborted. */
 class ItemFailed extends Error {
   constructor(readonly original: unknown) {
@@ -75,7 +84,8 @@ export function createWriteBatcher<Item, Result>(db: Knex, options: WriteBatcher
       try {
         outcomes.push({ ok: true, value: await options.write(trx, item) });
       } catch (error) {
-        throw batch.length === 1 ? error : new ItemFailed(error);
+        // A deadlock is the batch's, not the item's: the whole batch is written again.
+        throw batch.length === 1 || isTransient(error) ? error : new ItemFailed(error);
       }
     }
     return outcomes;
@@ -94,15 +104,28 @@ export function createWriteBatcher<Item, Result>(db: Knex, options: WriteBatcher
     return outcomes;
   }
 
+  async function writeOnce(batch: Waiting<Item, Result>[]): Promise<Outcome<Result>[]> {
+    try {
+      return await db.transaction((trx) => writeTogether(trx, batch));
+    } catch (error) {
+      if (!(error instanceof ItemFailed)) throw error;
+      // Nothing of the first attempt was committed: write the batch again, each item isolated.
+      return db.transaction((trx) => writeIsolated(trx, batch));
+    }
+  }
+
   async function writeBatch(batch: Waiting<Item, Result>[]): Promise<void> {
     let outcomes: Outcome<Result>[];
     try {
-      try {
-        outcomes = await db.transaction((trx) => writeTogether(trx, batch));
-      } catch (error) {
-        if (!(error instanceof ItemFailed)) throw error;
-        // Nothing of the first attempt was committed: write the batch again, each item isolated.
-        outcomes = await db.transaction((trx) => writeIsolated(trx, batch));
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          outcomes = await writeOnce(batch);
+          break;
+        } catch (error) {
+          // Nothing was committed and nobody was answered: writing the batch again is safe.
+          if (!isTransient(error) || attempt >= TRANSIENT_ATTEMPTS) throw error;
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+        }
       }
     } catch (error) {
       for (const waiting of batch) waiting.reject(error);

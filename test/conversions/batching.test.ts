@@ -137,6 +137,29 @@ describe('the write batcher', () => {
     expect(rows[0]!.batch_started.getTime()).toBe(rows[1]!.batch_started.getTime());
   });
 
+  it('writes a batch again when PostgreSQL picks it as a deadlock victim (twice running), and answers each item once', async () => {
+    let deadlocks = 0;
+    const batcher = createWriteBatcher<number, number>(db, {
+      maxWaitMs: 50,
+      write: async (trx, n) => {
+        await insert(trx, n);
+        if (n === 402 && deadlocks < 2) {
+          deadlocks += 1;
+          throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+        }
+        return n;
+      },
+    });
+    const outcomes = await Promise.allSettled([401, 402].map((n) => batcher.submit(n)));
+
+    expect(outcomes).toEqual([
+      { status: 'fulfilled', value: 401 },
+      { status: 'fulfilled', value: 402 },
+    ]);
+    expect(deadlocks).toBe(2);
+    expect(await db(table).whereIn('n', [401, 402]).orderBy('n')).toHaveLength(2);
+  });
+
   it('acknowledges nothing of a batch whose commit fails', async () => {
     const batcher = createWriteBatcher<number, number>(db, { maxWaitMs: 50, write: async (trx, n) => (await insert(trx, n), n) });
     // The unique constraint is deferred: the two writes succeed, the COMMIT fails.
