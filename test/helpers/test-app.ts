@@ -5,6 +5,7 @@ import { createApp, type App } from '../../server/app';
 import { type Config, type RateLimits } from '../../server/config';
 import type { ConnectorParts } from '../../server/http';
 import { testDatabase } from './test-database';
+import { type RealPostgres, realPostgres } from './real-postgres';
 
 export const TEST_SECRET = 'test-key-encryption-secret';
 
@@ -40,4 +41,17 @@ export async function startTestApp(overrides: Partial<Config> = {}, db?: Knex, c
   const config = testConfig(overrides);
   const app = createApp({ db: database, config, logger: pino({ level: 'silent' }), connectors });
   return { app, db: database, config, http: supertest(app.callback()) };
+}
+
+/**
+ * For a file whose tests need a real PostgreSQL (races across connections): starts the app on one
+ * before the file's tests, hands it to `use`, and drops the scratch database after them.
+ */
+export function useTestAppOnRealPostgres(use: (app: TestApp) => void): void {
+  let postgres: RealPostgres | undefined;
+  beforeAll(async () => {
+    postgres = await realPostgres();
+    use(await startTestApp({}, postgres.db));
+  });
+  afterAll(() => postgres?.close());
 }

@@ -1,8 +1,7 @@
 import { adminApiForBrand } from '../../connectors/shopify/admin-api';
 import { loadShopifyConfig } from '../../connectors/shopify/shopify-config';
 import { givenBrand } from '../helpers/fixtures';
-import { type RealPostgres, realPostgres } from '../helpers/real-postgres';
-import { TEST_SECRET, type TestApp, startTestApp } from '../helpers/test-app';
+import { TEST_SECRET, type TestApp, useTestAppOnRealPostgres } from '../helpers/test-app';
 import { FakeClientCredentials } from './fake-client-credentials';
 import { referrals, sendWebhook, uniqueShop, useFakeShopify, useShopifyEnv } from './shopify-test-kit';
 
@@ -11,13 +10,8 @@ useShopifyEnv();
 const admin = useFakeShopify();
 const shopify = new FakeClientCredentials(admin);
 shopify.install();
-let postgres: RealPostgres;
 let app: TestApp;
-beforeAll(async () => {
-  postgres = await realPostgres();
-  app = await startTestApp({}, postgres.db);
-});
-afterAll(() => postgres?.close());
+useTestAppOnRealPostgres((started) => (app = started));
 
 const DAY_MS = 86_400_000;
 

@@ -1,19 +1,13 @@
 import { adminApiForBrand } from '../../connectors/shopify/admin-api';
 import { loadShopifyConfig } from '../../connectors/shopify/shopify-config';
-import { type RealPostgres, realPostgres } from '../helpers/real-postgres';
-import { TEST_SECRET, type TestApp, startTestApp } from '../helpers/test-app';
+import { TEST_SECRET, type TestApp, useTestAppOnRealPostgres } from '../helpers/test-app';
 import { installApp, useFakeShopify, useShopifyEnv } from './shopify-test-kit';
 
 // On a real PostgreSQL: the renewals race from two connections, as from two server processes.
 useShopifyEnv();
 const fake = useFakeShopify();
-let postgres: RealPostgres;
 let app: TestApp;
-beforeAll(async () => {
-  postgres = await realPostgres();
-  app = await startTestApp({}, postgres.db);
-});
-afterAll(() => postgres?.close());
+useTestAppOnRealPostgres((started) => (app = started));
 
 describe('the public app\'s expiring tokens under concurrent use', () => {
   it('refreshes an expired token once when two callers ask at the same moment (a refresh token works once), and both use the new token', async () => {
