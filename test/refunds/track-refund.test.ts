@@ -131,7 +131,7 @@ describe('POST /api/v1/track/refund', () => {
   });
 
   it('returns 404 when no record matches', async () => {
-    const brand = await givenBrand(t.db, { reward_hold_days: 0, reward_hold_days: 0 });
+    const brand = await givenBrand(t.db, { reward_hold_days: 0 });
     const response = await refund(brand.headers, { order_id: 'missing', refund_amount: 1, is_full_refund: false });
     expect(response.status).toBe(404);
     expect(response.body.error).toContain('missing');
@@ -145,7 +145,7 @@ describe('POST /api/v1/track/refund', () => {
     ['conversion_id', { conversion_id: '12', refund_amount: 1, is_full_refund: false }],
     ['new_status', { order_id: 'x', refund_amount: 1, is_full_refund: false, new_status: 'lost' }],
   ])('returns 400 naming %s', async (field, body) => {
-    const brand = await givenBrand(t.db, { reward_hold_days: 0, reward_hold_days: 0 });
+    const brand = await givenBrand(t.db, { reward_hold_days: 0 });
     const response = await refund(brand.headers, body);
     expect(response.status).toBe(400);
     expect(response.body.error).toContain(field);
