@@ -14,7 +14,7 @@ export const rewardPathSchema = z.object({ id: idText('reward id') });
 
 /** GET /api/v1/rewards: filters and paging, from the query string. */
 export const listRewardsQuerySchema = z.object({
-  status: z.enum(REWARD_STATUSES).optional(),
+  status: z.enum(REWARD_STATUSES, { error: `must be one of ${REWARD_STATUSES.join(', ')}` }).optional(),
   advocate_id: idText('advocate id').optional(),
   limit: z
     .string()
