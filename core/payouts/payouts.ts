@@ -119,7 +119,7 @@ export async function markPaid(trx: Knex.Transaction, brandId: string, rows: Pai
     }
   }
 
-  // Advocates in a fixed order (their id), each before their rewards, as redemptions lock them.
+  // Advocates in a fixed order (their id), each before their rewards (redemptions lock the advocate too).
   const advocates = [...new Set(fresh.map((row) => row.advocate_id))].sort((a, b) => a - b);
   const payable = new Map<number, Cents>();
   for (const advocateId of advocates) {
@@ -128,6 +128,8 @@ export async function markPaid(trx: Knex.Transaction, brandId: string, rows: Pai
       const row = fresh.find((candidate) => candidate.advocate_id === advocateId)!;
       throw new Invalid(`row ${row.row}: advocate ${advocateId} not found`);
     });
+    // Then their approved rewards: a void or refund of one waits for this payout, and sees what it paid.
+    await trx('rewards').select('reward_id').where({ brand_id: brandId, advocate_id: advocateId, status: 'approved' }).orderBy('reward_id').forUpdate();
     payable.set(advocateId, await payableOf(trx, brandId, advocateId));
   }
   for (const row of fresh) {
@@ -169,7 +171,7 @@ async function payableOf(trx: Knex.Transaction, brandId: string, advocateId: num
   return toCents(balanceFrom(advocateId, sum, false).payable);
 }
 
-/** Marks the paid money on the advocate's approved rewards, oldest approval first (a paid reward cannot be voided). */
+/** Marks the paid money on the advocate's approved rewards (locked by markPaid), oldest approval first: a paid reward cannot be voided. */
 async function allocateToRewards(trx: Knex.Transaction, brandId: string, advocateId: number, amount: Cents): Promise<void> {
   const rewards: Array<{ reward_id: string; paid_amount: string; approved: string | null }> = await trx('rewards as r')
     .select('r.reward_id', 'r.paid_amount')
@@ -180,8 +182,7 @@ async function allocateToRewards(trx: Knex.Transaction, brandId: string, advocat
       ),
     )
     .where({ 'r.brand_id': brandId, 'r.advocate_id': advocateId, 'r.status': 'approved' })
-    .orderBy([{ column: 'r.approved_at' }, { column: 'r.reward_id' }])
-    .forUpdate();
+    .orderBy([{ column: 'r.approved_at' }, { column: 'r.reward_id' }]);
   let left = amount;
   for (const reward of rewards) {
     if (left <= 0) return;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { getAdvocate } from '../../core/advocates/advocates';
 import { getBrand } from '../../core/brands/brand';
 import { inTransaction } from '../../core/db/transaction';
-import { toCents } from '../../core/money';
+import { amountFromCents, toCents } from '../../core/money';
 import { markPaid, payoutCandidates } from '../../core/payouts/payouts';
 import { listRewards } from '../../core/rewards/list-rewards';
 import { REWARD_STATUSES } from '../../core/rewards/reward-status';
@@ -73,11 +73,11 @@ export const rewardCommands: Record<string, Command> = {
     async run(flags, { db }) {
       const brandId = brandFlag(flags);
       await getBrand(db, brandId);
-      const min = numberFlag(flags, 'min') ?? 0;
-      if (!/^\d+(\.\d{1,2})?$/.test(String(optionalFlag(flags, 'min') ?? '0'))) throw new CliError('--min must be an amount with at most 2 decimals');
-      const payouts = await payoutCandidates(db, brandId, toCents(min));
+      const min = optionalFlag(flags, 'min') ?? '0';
+      if (!/^\d{1,12}(\.\d{1,2})?$/.test(min)) throw new CliError(`--min must be an amount with at most 2 decimals (got "${min}")`);
+      const payouts = await payoutCandidates(db, brandId, toCents(Number(min)));
       if (flags.csv) return new TextOutput(payoutsCsv(payouts));
-      return { payouts, count: payouts.length, total: payouts.reduce((sum, line) => sum + toCents(line.amount), 0) / 100 };
+      return { payouts, count: payouts.length, total: amountFromCents(payouts.reduce((sum, line) => sum + toCents(line.amount), 0)) };
     },
   },
   'payouts mark-paid': {
