@@ -74,8 +74,8 @@ export async function approveDueRewards(db: Knex, { batchSize = 100 } = {}): Pro
         .forUpdate()
         .skipLocked();
       for (const row of due) {
-        nextStatus(Number(row.reward_id), row.status, { action: 'hold_ended' });
-        await moveTo(trx, row.brand_id, row, 'approved', 'system', 'hold period ended');
+        const status = nextStatus(Number(row.reward_id), row.status, { action: 'hold_ended' });
+        await moveTo(trx, row.brand_id, row, status, 'system', 'hold period ended');
       }
       return due.length;
     });
