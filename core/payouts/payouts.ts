@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { lockAdvocate } from '../advocates/advocates';
 import type { Executor } from '../db/transaction';
 import { Conflict, Invalid, NotFound } from '../errors';
-import { type Actor, balanceFrom, postEntries } from '../ledger/reward-ledger';
+import { type Actor, balanceFrom, postEntries, rewardBalance } from '../ledger/reward-ledger';
 import type { LedgerEntryKind } from '../ledger/entry-kind';
 import { type Cents, amountFromCents, centsFromDecimal, decimalFromCents, toCents } from '../money';
 
@@ -162,13 +162,7 @@ export async function markPaid(trx: Knex.Transaction, brandId: string, rows: Pai
 }
 
 async function payableOf(trx: Knex.Transaction, brandId: string, advocateId: number): Promise<Cents> {
-  const rows: Array<{ kind: LedgerEntryKind; total: string }> = await trx('reward_ledger')
-    .select('kind')
-    .sum({ total: 'amount' })
-    .where({ brand_id: brandId, advocate_id: advocateId })
-    .groupBy('kind');
-  const sum = (kind: LedgerEntryKind) => centsFromDecimal(rows.find((row) => row.kind === kind)?.total ?? '0');
-  return toCents(balanceFrom(advocateId, sum, false).payable);
+  return toCents((await rewardBalance(trx, brandId, advocateId, false)).payable);
 }
 
 /** Marks the paid money on the advocate's approved rewards (locked by markPaid), oldest approval first: a paid reward cannot be voided. */
