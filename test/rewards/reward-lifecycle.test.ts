@@ -311,3 +311,16 @@ describe('redemptions spend approved rewards only, unless the brand allows pendi
     expect(await figures(brand.brandId, advocate.advocateId)).toMatchObject({ pending: 10, redeemed: 10, balance: 0, payable: 0 });
   });
 });
+
+describe('GET /api/v1/openapi.json for the rewards endpoints', () => {
+  it('documents the list filters, the path id and the void reason from the zod schemas', async () => {
+    const { paths } = (await t.http.get('/api/v1/openapi.json')).body;
+    expect(paths['/api/v1/rewards'].get.parameters.map((parameter: { name: string; in: string }) => `${parameter.in}:${parameter.name}`)).toEqual([
+      'query:status', 'query:advocate_id', 'query:limit', 'query:cursor',
+    ]);
+    expect(paths['/api/v1/rewards'].get.parameters[0].schema.enum).toEqual(['in_review', 'pending', 'approved', 'voided']);
+    expect(paths['/api/v1/rewards/{id}'].get.parameters).toEqual([expect.objectContaining({ name: 'id', in: 'path', required: true })]);
+    expect(paths['/api/v1/rewards/{id}/void'].post.requestBody.content['application/json'].schema.required).toEqual(['reason']);
+    expect(paths['/api/v1/rewards/{id}/approve'].post.responses['409']).toBeDefined();
+  });
+});
