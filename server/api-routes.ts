@@ -8,6 +8,7 @@ import { requirePlan } from './middleware/require-plan';
 import { verifyAlSignature } from './middleware/verify-al-signature';
 import { checkEligibilityRoute } from './routes/check-eligibility';
 import { convert } from './routes/convert';
+import { approveRewardRoute, getRewardRoute, listRewardsRoute, voidRewardRoute } from './routes/rewards';
 import { trackClaim } from './routes/track-claim';
 import { trackConversion } from './routes/track-conversion';
 import { trackRefund } from './routes/track-refund';
@@ -23,5 +24,10 @@ export function apiRoutes(): Router<AppState, AppContext> {
   router.post('/track/claim', rateLimit('claim'), readRawBody, authenticateApiKey, requirePlan(...FEATURE_PLANS.claims), trackClaim);
   router.post('/track/check-eligibility', rateLimit('eligibility'), readRawBody, authenticateApiKey, allPlans, checkEligibilityRoute);
   router.post('/convert', rateLimit('convert'), readRawBody, verifyAlSignature, convert);
+  const rewards = requirePlan(...FEATURE_PLANS.rewards);
+  router.get('/rewards', rateLimit('rewards'), authenticateApiKey, rewards, listRewardsRoute);
+  router.get('/rewards/:id', rateLimit('rewards'), authenticateApiKey, rewards, getRewardRoute);
+  router.post('/rewards/:id/approve', rateLimit('rewards'), readRawBody, authenticateApiKey, rewards, approveRewardRoute);
+  router.post('/rewards/:id/void', rateLimit('rewards'), readRawBody, authenticateApiKey, rewards, voidRewardRoute);
   return router;
 }

@@ -18,6 +18,8 @@ export interface AppState {
   rawBody?: Buffer;
   /** The authenticated brand (API key or signature). */
   brand?: Brand;
+  /** The API key that authenticated the request (X-API-Key): who made a reward transition. */
+  apiKeyId?: string;
 }
 
 export interface AppContext {

@@ -14,6 +14,7 @@ import { serveAdminSocket } from './cli/admin-socket';
 import { runCli } from './cli/run-cli';
 import { loadConfig } from './config';
 import { configureConnectors, startConnectorWorkers } from './connectors';
+import { loadRewardApprovalInterval, startRewardApproval } from './reward-approval-worker';
 import { drainable } from './drain-http-server';
 import { EXIT } from './exit-codes';
 import { loadLifecycleSettings } from './lifecycle-settings';
@@ -53,6 +54,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const settings = loadLifecycleSettings();
   const connectors = configureConnectors(); // a malformed connector setting stops the start
+  const approvalIntervalSeconds = loadRewardApprovalInterval();
   const rootLogger = createLogger(config.logLevel);
   // Under WEB_CONCURRENCY every line says which process wrote it.
   const logger = cluster.isWorker ? rootLogger.child({ pid: process.pid }) : rootLogger;
@@ -75,6 +77,7 @@ async function main(): Promise<void> {
   const cacheInvalidation = startCacheInvalidation({ databaseUrl: config.databaseUrl, logger });
   const app = createApp({ db, config, logger, connectors });
   const workers = startConnectorWorkers(connectors, { db, config, logger });
+  const rewardApproval = startRewardApproval({ db, logger }, approvalIntervalSeconds);
   const server = http.createServer(app.callback());
   const httpServer = drainable(server);
   await new Promise<void>((resolve, reject) => {
@@ -88,6 +91,7 @@ async function main(): Promise<void> {
     const adminClosed = closed(admin);
     await httpServer.drain();
     await workers.stop();
+    await rewardApproval.stop();
     await cacheInvalidation.stop();
     await adminClosed;
     await db.destroy();

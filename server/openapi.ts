@@ -6,6 +6,7 @@ import { conversionAlternateSchema, conversionPrimarySchema } from './schemas/co
 import { convertRequestSchema } from './schemas/convert-request';
 import { eligibilityRequestSchema } from './schemas/eligibility-request';
 import { refundRequestSchema } from './schemas/refund-request';
+import { approveRewardSchema, listRewardsQuerySchema, rewardPathSchema, voidRewardSchema } from './schemas/reward-request';
 import { MAX_IDENTIFIER_BYTES, MAX_IDENTIFIER_CHARS, MAX_LINES, MAX_METADATA_BYTES, MAX_STRING } from './schemas/fields';
 import { visitRequestSchema } from './schemas/visit-request';
 
@@ -46,6 +47,23 @@ function post(summary: string, requestBody: object, responses: Record<string, ob
   return { post: { summary, security, requestBody, responses: { ...errors, ...responses } } };
 }
 
+/** Path or query parameters, each property of the zod object schema as one parameter. */
+function parameters(schema: z.ZodObject, where: 'path' | 'query') {
+  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as { properties: Record<string, object>; required?: string[] };
+  return Object.entries(json.properties).map(([name, property]) => ({
+    name,
+    in: where,
+    required: where === 'path' || (json.required ?? []).includes(name),
+    schema: property,
+  }));
+}
+
+const rewardPath = parameters(rewardPathSchema, 'path');
+const rewardEnvelope = { description: 'Success envelope `{success: true, data}`: the reward (status, amount, hold_until, approved_at, voided_at, void_reason, paid_amount)' };
+const transition = (summary: string, schema: z.ZodType) => ({
+  post: { summary, security: apiKey, parameters: rewardPath, requestBody: body(schema), responses: { ...errors, '200': rewardEnvelope } },
+});
+
 /** GET /api/v1/openapi.json: the API as OpenAPI 3.1, generated from the same zod schemas. */
 export function openApiDocument() {
   return {
@@ -76,6 +94,19 @@ export function openApiDocument() {
       '/api/v1/track/conversion': post('Record a paid order', body(z.union([conversionPrimarySchema, conversionAlternateSchema])), { '201': envelope, '200': { description: 'Duplicate order_id, or `attributed: false`' } }),
       '/api/v1/track/refund': post('Record a full or partial refund', body(refundRequestSchema), { '200': envelope }),
       '/api/v1/track/check-eligibility': post('May this customer get a referral discount?', body(eligibilityRequestSchema), { '200': { description: '`{eligible: true}` or `{eligible: false, error, message}`' } }),
+      '/api/v1/rewards': {
+        get: {
+          summary: 'List rewards, newest first, by status and advocate (all plans)',
+          security: apiKey,
+          parameters: parameters(listRewardsQuerySchema, 'query'),
+          responses: { ...errors, '200': { description: '`{success: true, data: [reward…], has_more, next_cursor}`; pass next_cursor as cursor for the next page' } },
+        },
+      },
+      '/api/v1/rewards/{id}': {
+        get: { summary: 'One reward with its ledger history (all plans)', security: apiKey, parameters: rewardPath, responses: { ...errors, '200': rewardEnvelope } },
+      },
+      '/api/v1/rewards/{id}/approve': transition('Approve a reward: in review → pending or approved, pending → approved (all plans); 409 when voided or approved', approveRewardSchema),
+      '/api/v1/rewards/{id}/void': transition('Void a reward with a reason (all plans); 409 when paid out or already voided', voidRewardSchema),
       '/api/v1/convert': post('Simplified claim from a signed webhook', body(convertRequestSchema), { '201': envelope, '409': { description: 'Duplicate, with claim_id' } }, [{ brandId: [], signature: [] }]),
     },
   };

@@ -172,3 +172,12 @@ export async function findReferralCodes(db: Executor, brandId: string, codes: st
   const rows: CodeOwnerRow[] = await prepared(db, codeOwners(db).where({ 'c.brand_id': brandId }).whereRaw('c.code_normalized = ANY(?::text[])', [normalized]));
   return new Map(rows.map((row) => [row.code_normalized, toCodeOwner(row)]));
 }
+
+/**
+ * Takes the advocate's row lock: whatever spends the advocate's money (a redemption, a payout)
+ * holds it, so two of them never spend the same money. Taken before any reward row's lock.
+ */
+export async function lockAdvocate(trx: Knex.Transaction, brandId: string, advocateId: number): Promise<void> {
+  const row = await trx('advocates').select('advocate_id').where({ brand_id: brandId, advocate_id: advocateId }).forUpdate().first();
+  if (!row) throw new NotFound(`advocate ${advocateId} not found`);
+}

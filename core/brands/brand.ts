@@ -25,6 +25,10 @@ export const brandSettingsSchema = z.object({
   attribution_window_days: z.number().int().positive(),
   /** A platform's test orders (Shopify `test: true`) count as sales: off by default, for trying the setup out. */
   count_test_orders: z.boolean(),
+  /** Days a new reward is held (pending) before it is approved; 0 approves at once (docs/reward-lifecycle.md). */
+  reward_hold_days: z.number().int().nonnegative(),
+  /** Advocate claims may spend pending (held) rewards too, not only approved ones. */
+  allow_pending_redemption: z.boolean(),
 });
 export type BrandSettings = z.infer<typeof brandSettingsSchema>;
 
@@ -50,6 +54,8 @@ interface BrandRow {
   attribution_model: AttributionModel;
   attribution_window_days: number;
   count_test_orders: boolean;
+  reward_hold_days: number;
+  allow_pending_redemption: boolean;
   created_at: Date;
 }
 
@@ -69,6 +75,8 @@ function toBrand(row: BrandRow): Brand {
     attribution_model: row.attribution_model,
     attribution_window_days: row.attribution_window_days,
     count_test_orders: row.count_test_orders,
+    reward_hold_days: row.reward_hold_days,
+    allow_pending_redemption: row.allow_pending_redemption,
     created_at: new Date(row.created_at).toISOString(),
   };
 }

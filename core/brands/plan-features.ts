@@ -10,6 +10,8 @@ export const FEATURE_PLANS = {
   /** The claim endpoint, and claims recorded for platform discount redemptions. */
   claims: ['premier'],
   visits: ['premier'],
+  /** The rewards endpoints (list, show, approve, void): every plan. */
+  rewards: ['starter', 'growth', 'premier'],
 } as const satisfies Record<string, readonly Plan[]>;
 export type PlanFeature = keyof typeof FEATURE_PLANS;
 

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { type ReferralCodeOwner, findReferralCode } from '../advocates/advocates';
+import { type ReferralCodeOwner, findReferralCode, lockAdvocate } from '../advocates/advocates';
 import { normalizeEmail } from '../advocates/normalize';
 import type { Brand } from '../brands/brand';
 import { lockKey } from '../db/advisory-lock';
@@ -133,7 +133,13 @@ function refereeDiscount(brand: Brand): DiscountRule {
   };
 }
 
+/**
+ * What the advocate may spend now (approved, or pending too where the brand allows it). Takes the
+ * advocate's row lock first: payouts take it too, so a redemption and a payout never both spend
+ * the same money.
+ */
 async function availableReward(trx: Knex.Transaction, brand: Brand, owner: ReferralCodeOwner): Promise<Cents> {
-  const { balance } = await rewardBalance(trx, brand.brand_id, owner.advocate_id);
+  await lockAdvocate(trx, brand.brand_id, owner.advocate_id);
+  const { balance } = await rewardBalance(trx, brand.brand_id, owner.advocate_id, brand.allow_pending_redemption);
   return Math.max(0, toCents(balance));
 }

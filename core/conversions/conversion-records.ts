@@ -4,8 +4,9 @@ import type { Brand } from '../brands/brand';
 import { type ClaimRecord, markClaimsConvertedBy } from '../claims/claim-records';
 import { lockKey } from '../db/advisory-lock';
 import { prepared } from '../db/prepared-statement';
-import { creditNewConversion, creditReward } from '../ledger/reward-ledger';
+import { creditNewRewards } from '../ledger/reward-ledger';
 import { type Cents, centsFromDecimal, decimalFromCents, percentOf, toCents } from '../money';
+import { type NewRewardOptions, insertNewRewards } from '../rewards/reward-records';
 import type { ConversionInput } from './conversion-input';
 import { CONVERSION_VIEW_COLUMNS, type ConversionRow, type ConversionView, toConversionView } from './conversion-view';
 
@@ -39,12 +40,13 @@ export async function findExistingConversion(trx: Knex.Transaction, brandId: str
     .first();
 }
 
-/** A `pending` conversion reported again as `completed` is upgraded and credited, once. */
+/** A `pending` conversion reported again as `completed` is upgraded and its reward created (credited or held), once. */
 export async function completeIfPending(
   trx: Knex.Transaction,
   brand: Brand,
   row: ConversionRow,
   input: ConversionInput,
+  rewardOptions: NewRewardOptions = {},
 ): Promise<ConversionView> {
   if (row.status !== 'pending' || input.status !== 'completed') return toConversionView(row);
   const [updated]: ConversionRow[] = await trx('conversions')
@@ -56,12 +58,12 @@ export async function completeIfPending(
     const current: ConversionRow = await trx('conversions').select(CONVERSION_VIEW_COLUMNS).where({ brand_id: brand.brand_id, conversion_id: row.conversion_id }).first();
     return toConversionView(current);
   }
-  await creditReward(trx, {
-    brandId: brand.brand_id,
-    advocateId: Number(updated.advocate_id),
-    conversionId: Number(updated.conversion_id),
-    amount: centsFromDecimal(updated.referrer_reward_paid),
-  });
+  await trx.raw(
+    `WITH conversion AS (SELECT ?::bigint AS conversion_id, ?::bigint AS advocate_id, 'completed' AS status, ?::numeric AS referrer_reward_paid),
+     reward AS (?)
+     ?`,
+    [updated.conversion_id, updated.advocate_id, updated.referrer_reward_paid, insertNewRewards(trx, brand, 'conversion', rewardOptions), creditNewRewards(trx, brand.brand_id, 'reward')],
+  );
   return toConversionView(updated);
 }
 
@@ -74,14 +76,15 @@ function referrerReward(brand: Brand, input: ConversionInput, attribution: Attri
 }
 
 /**
- * Inserts the conversion with its product lines, credits its reward (when completed) and marks its
- * claim converted, in one statement. undefined: another request recorded the order first.
+ * Inserts the conversion with its product lines, creates its reward and the reward's ledger entry
+ * (when completed) and marks its claim converted, in one statement. undefined: another request recorded the order first.
  */
 export async function insertConversion(
   trx: Knex.Transaction,
   brand: Brand,
   input: ConversionInput,
   attribution: Attribution,
+  rewardOptions: NewRewardOptions = {},
 ): Promise<ConversionRow | undefined> {
   const orderValue = toCents(input.order_value);
   const couponDiscount = input.coupons_applied.reduce((sum, coupon) => sum + toCents(coupon.discount_amount ?? 0), 0);
@@ -133,10 +136,18 @@ export async function insertConversion(
        FROM conversion, jsonb_to_recordset(?::jsonb)
          AS line(line_no integer, name text, quantity integer, price numeric, line_total numeric, sku text, attributes jsonb)
      ),
+     reward AS (?),
      credit AS (?),
      claim AS (?)
      SELECT * FROM conversion`,
-    [insert, brand.brand_id, JSON.stringify(productRows(input)), creditNewConversion(trx, brand.brand_id, 'conversion'), markClaimsConvertedBy(trx, brand.brand_id, 'conversion')],
+    [
+      insert,
+      brand.brand_id,
+      JSON.stringify(productRows(input)),
+      insertNewRewards(trx, brand, 'conversion', rewardOptions),
+      creditNewRewards(trx, brand.brand_id, 'reward'),
+      markClaimsConvertedBy(trx, brand.brand_id, 'conversion'),
+    ],
   ));
   return (rows as ConversionRow[])[0];
 }

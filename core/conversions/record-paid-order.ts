@@ -14,6 +14,8 @@ export interface PaidOrderInput extends OrderCodes {
   conversion: ConversionInput;
   /** Where a claim for a redeemed referral discount code comes from (`shopify`, `medusa`); none: no claim. */
   claim_source?: string | null;
+  /** Create the reward `in_review` (a fraud review approves or voids it) instead of held or approved. */
+  reward_in_review?: boolean;
 }
 
 export type ConversionResult =
@@ -36,19 +38,20 @@ export interface PaidOrderResult {
 export async function recordPaidOrder(trx: Knex.Transaction, brand: Brand, order: PaidOrderInput): Promise<PaidOrderResult> {
   assertBrandActive(brand);
   const input = order.conversion;
+  const rewardOptions = { inReview: order.reward_in_review === true };
   const existing = await findExistingConversion(trx, brand.brand_id, input);
-  if (existing) return duplicateOf(await completeIfPending(trx, brand, existing, input));
+  if (existing) return duplicateOf(await completeIfPending(trx, brand, existing, input, rewardOptions));
 
   const referrer = await findReferrer(trx, brand, input, order);
   if (!referrer) return { result: { attributed: false }, claim_id: null };
   const attribution = await attributionOf(trx, brand, order, referrer);
 
-  const inserted = await insertConversion(trx, brand, input, attribution);
+  const inserted = await insertConversion(trx, brand, input, attribution, rewardOptions);
   if (!inserted) {
     // Lost a race on (brand_id, order_id): the other request's row is committed now.
     const winner = await findExistingConversion(trx, brand.brand_id, input);
     if (!winner) throw new Error(`conversion for order ${input.order_id} vanished after a conflict`);
-    return duplicateOf(await completeIfPending(trx, brand, winner, input));
+    return duplicateOf(await completeIfPending(trx, brand, winner, input, rewardOptions));
   }
   return { result: { attributed: true, duplicate: false, conversion: toConversionView(inserted) }, claim_id: attribution.claim?.claim_id ?? null };
 }

@@ -44,7 +44,7 @@ export async function eligibilityFor(
   const email = normalizeEmail(customerEmail);
   if (type === 'advocate') {
     if (email !== owner.advocate_email_normalized) return refused('not_advocate');
-    const { balance } = await rewardBalance(db, brand.brand_id, owner.advocate_id);
+    const { balance } = await rewardBalance(db, brand.brand_id, owner.advocate_id, brand.allow_pending_redemption);
     return balance > 0 ? { eligible: true } : refused('no_reward_available');
   }
   if (email === owner.advocate_email_normalized) return refused('self_referral');

@@ -1,43 +1,75 @@
 import type { Knex } from 'knex';
 import type { Executor } from '../db/transaction';
 import { type Cents, amountFromCents, centsFromDecimal, decimalFromCents, prorate } from '../money';
-import type { LedgerEntryKind } from './entry-kind';
+import { HELD_KINDS, type LedgerEntryKind } from './entry-kind';
 
 /** The append-only ledger of advocate rewards: the one place that writes or sums it. */
 
-/** Credits a conversion's reward; a second credit for the same conversion is ignored (unique index). */
-export async function creditReward(
-  db: Executor,
-  entry: { brandId: string; advocateId: number; conversionId: number; amount: Cents },
-): Promise<boolean> {
-  if (entry.amount <= 0) return false;
-  const inserted = await db('reward_ledger')
-    .insert({
+/** Who made a ledger entry: an API key (`api_key:<key id>`), `cli`, or `system` (jobs, refunds). */
+export type Actor = string;
+
+export interface LedgerEntry {
+  brandId: string;
+  advocateId: number;
+  kind: LedgerEntryKind;
+  /** Signed cents: what the entry adds to (or, negative, takes from) its bucket. */
+  amount: Cents;
+  actor: Actor;
+  reason: string | null;
+  rewardId?: number;
+  conversionId?: number;
+  refundPk?: number;
+  payoutId?: string;
+}
+
+/** Appends entries; the ledger is never updated or deleted from. */
+export async function postEntries(db: Executor, entries: LedgerEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  await db('reward_ledger').insert(
+    entries.map((entry) => ({
       brand_id: entry.brandId,
       advocate_id: entry.advocateId,
-      conversion_id: entry.conversionId,
-      kind: 'credit' satisfies LedgerEntryKind,
+      kind: entry.kind,
       amount: decimalFromCents(entry.amount),
-    })
-    .onConflict(db.raw("(brand_id, conversion_id) WHERE kind = 'credit'"))
-    .ignore()
-    .returning('entry_id');
-  return inserted.length > 0;
+      actor: entry.actor,
+      reason: entry.reason,
+      reward_id: entry.rewardId ?? null,
+      conversion_id: entry.conversionId ?? null,
+      refund_pk: entry.refundPk ?? null,
+      payout_id: entry.payoutId ?? null,
+    })),
+  );
 }
 
 /**
- * creditReward for a conversion inserted in the same statement: the body of a CTE that credits
- * the row of CTE `source` (conversion_id, advocate_id, status, referrer_reward_paid) when it is
- * completed with a positive reward, so recording an order costs one round trip.
+ * The ledger entry of rewards created in the same statement: the body of a CTE over CTE `source`
+ * (reward_id, conversion_id, advocate_id, amount, status) — `credit` for a reward approved at once
+ * (no hold), `hold` for a held one — so recording an order stays one round trip.
  */
-export function creditNewConversion(db: Executor, brandId: string, source: string): Knex.Raw {
+export function creditNewRewards(db: Executor, brandId: string, source: string): Knex.Raw {
   return db.raw(
-    `INSERT INTO reward_ledger (brand_id, advocate_id, conversion_id, kind, amount)
-     SELECT ?, advocate_id, conversion_id, 'credit', referrer_reward_paid FROM ??
-     WHERE status = 'completed' AND referrer_reward_paid > 0
-     ON CONFLICT (brand_id, conversion_id) WHERE kind = 'credit' DO NOTHING`,
+    `INSERT INTO reward_ledger (brand_id, advocate_id, conversion_id, reward_id, kind, amount, actor, reason)
+     SELECT ?, advocate_id, conversion_id, reward_id, CASE WHEN status = 'approved' THEN 'credit' ELSE 'hold' END, amount,
+       'system', 'conversion completed'
+     FROM ??`,
     [brandId, source],
   );
+}
+
+/** What one reward's entries add up to: held, approved (before payouts), and undone by refunds. */
+export interface RewardSums {
+  held: Cents;
+  approved: Cents;
+  refunded: Cents;
+}
+
+export async function rewardSums(db: Executor, brandId: string, rewardId: number): Promise<RewardSums> {
+  const sum = await sumsByKind(db, { brand_id: brandId, reward_id: rewardId });
+  return {
+    held: HELD_KINDS.reduce((total, kind) => total + sum(kind), 0),
+    approved: sum('credit') + sum('reversal') + sum('void'),
+    refunded: -sum('reversal') - sum('hold_reversal'),
+  };
 }
 
 /** Sums of one conversion's or one claim's ledger entries, by kind (reversals are negative). */
@@ -69,19 +101,32 @@ interface RefundShare {
   full: boolean;
 }
 
-/** Reverses the reward a refunded conversion credited, pro rata. Returns the amount reversed. */
-export async function reverseConversionReward(db: Executor, entry: RefundShare & { conversionId: number }): Promise<Cents> {
-  const sum = await sumsByKind(db, { brand_id: entry.brandId, conversion_id: entry.conversionId });
-  const amount = stillToUndo(sum('credit'), -sum('reversal'), entry.refundedTotal, entry.orderValue, entry.full);
+/**
+ * Reverses a refunded conversion's reward pro rata (of the reward as created): from the held
+ * bucket while it is held (`hold_reversal`), else from the approved one (`reversal`), never more
+ * than the reward still holds there. Returns the amount reversed.
+ */
+export async function reverseReward(
+  db: Executor,
+  entry: RefundShare & { conversionId: number; rewardId: number; rewardAmount: Cents; held: boolean },
+): Promise<Cents> {
+  const sums = await rewardSums(db, entry.brandId, entry.rewardId);
+  const still = entry.held ? sums.held : sums.approved;
+  const amount = Math.min(still, stillToUndo(entry.rewardAmount, sums.refunded, entry.refundedTotal, entry.orderValue, entry.full));
   if (amount <= 0) return 0;
-  await db('reward_ledger').insert({
-    brand_id: entry.brandId,
-    advocate_id: entry.advocateId,
-    conversion_id: entry.conversionId,
-    refund_pk: entry.refundPk,
-    kind: 'reversal' satisfies LedgerEntryKind,
-    amount: decimalFromCents(-amount),
-  });
+  await postEntries(db, [
+    {
+      brandId: entry.brandId,
+      advocateId: entry.advocateId,
+      conversionId: entry.conversionId,
+      rewardId: entry.rewardId,
+      refundPk: entry.refundPk,
+      kind: entry.held ? 'hold_reversal' : 'reversal',
+      amount: -amount,
+      actor: 'system',
+      reason: 'order refunded',
+    },
+  ]);
   return amount;
 }
 
@@ -122,24 +167,58 @@ export async function returnRedemption(db: Executor, entry: RefundShare & { clai
   return amount;
 }
 
+/** An advocate's figures (docs/reward-lifecycle.md "Balance figures"), in major units. */
 export interface RewardBalance {
   advocate_id: number;
+  /** Ever credited as approved (spendable) money: the `credit` entries. */
   credited: number;
+  /** Taken back from approved money by refunds. */
   reversed: number;
+  /** Spent by advocate claims, net of what their refunds gave back. */
   redeemed: number;
+  /** What the advocate can spend now: approved − redeemed (+ pending where the brand lets pending be spent). */
   balance: number;
+  /** Held: pending and in-review rewards, net of refunds during the hold. */
+  pending: number;
+  /** Approved and not paid out: credited − reversed − approved money voided − paid. */
+  approved: number;
+  /** Paid out (`payouts mark-paid`). */
+  paid: number;
+  /** Voided, held or approved. */
+  voided: number;
+  /** What a payout may pay now: approved − redeemed, at least 0. */
+  payable: number;
 }
 
-export async function rewardBalance(db: Executor, brandId: string, advocateId: number): Promise<RewardBalance> {
-  const byKind = await sumsByKind(db, { brand_id: brandId, advocate_id: advocateId });
-  const credited = byKind('credit');
-  const reversed = -byKind('reversal');
-  const redeemed = -byKind('redemption') - byKind('redemption_return');
+/** The figures from one advocate's sums by kind (each kind's signed sum, in cents). */
+export function balanceFrom(advocateId: number, sum: (kind: LedgerEntryKind) => Cents, allowPendingRedemption: boolean): RewardBalance {
+  const credited = sum('credit');
+  const reversed = -sum('reversal');
+  const redeemed = -sum('redemption') - sum('redemption_return');
+  const paid = -sum('payout');
+  const pending = HELD_KINDS.reduce((total, kind) => total + sum(kind), 0);
+  const approved = credited - reversed + sum('void') - paid;
   return {
     advocate_id: advocateId,
     credited: amountFromCents(credited),
     reversed: amountFromCents(reversed),
     redeemed: amountFromCents(redeemed),
-    balance: amountFromCents(credited - reversed - redeemed),
+    balance: amountFromCents(approved - redeemed + (allowPendingRedemption ? pending : 0)),
+    pending: amountFromCents(pending),
+    approved: amountFromCents(approved),
+    paid: amountFromCents(paid),
+    voided: amountFromCents(-sum('void') - sum('hold_void')),
+    payable: amountFromCents(Math.max(0, approved - redeemed)),
   };
+}
+
+/**
+ * An advocate's figures. `allowPendingRedemption` is the brand's setting; read from the brand
+ * when the caller does not have it.
+ */
+export async function rewardBalance(db: Executor, brandId: string, advocateId: number, allowPendingRedemption?: boolean): Promise<RewardBalance> {
+  const byKind = await sumsByKind(db, { brand_id: brandId, advocate_id: advocateId });
+  const allowPending =
+    allowPendingRedemption ?? Boolean((await db('brands').select('allow_pending_redemption').where({ brand_id: brandId }).first())?.allow_pending_redemption);
+  return balanceFrom(advocateId, byKind, allowPending);
 }

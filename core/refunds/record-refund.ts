@@ -4,8 +4,9 @@ import { type ClaimRecord, findClaim } from '../claims/claim-records';
 import { claimStatusFor } from '../claims/claim-status';
 import type { ConversionStatus } from '../conversions/conversion-status';
 import { Invalid, NotFound } from '../errors';
-import { returnRedemption, reverseConversionReward } from '../ledger/reward-ledger';
+import { returnRedemption } from '../ledger/reward-ledger';
 import { type Cents, amountFromCents, centsFromDecimal, decimalFromCents, toCents } from '../money';
+import { refundReward } from '../rewards/reward-transitions';
 import type { RefundInput, RefundResult } from './refund-input';
 
 /** The conversions columns a refund reads (CONVERSION_COLUMNS), as the driver returns them. */
@@ -31,7 +32,7 @@ interface Target {
 
 /**
  * Records a full or partial refund against a conversion (and its claim), reversing the
- * advocate's reward pro rata in the ledger. A repeated refund_id changes nothing.
+ * advocate's reward pro rata in the ledger (held or approved; a full refund voids a held reward). A repeated refund_id changes nothing.
  */
 export async function recordRefund(trx: Knex.Transaction, brand: Brand, input: RefundInput): Promise<RefundResult> {
   const brandId = brand.brand_id;
@@ -77,9 +78,7 @@ export async function recordRefund(trx: Knex.Transaction, brand: Brand, input: R
     await trx('conversions')
       .where({ brand_id: brandId, conversion_id: target.conversion.conversion_id })
       .update({ status, refunded_total: decimalFromCents(refundedTotal), updated_at: trx.fn.now() });
-    rewardReversed = await reverseConversionReward(trx, {
-      brandId,
-      advocateId: Number(target.conversion.advocate_id),
+    rewardReversed = await refundReward(trx, brandId, {
       conversionId: Number(target.conversion.conversion_id),
       refundPk: Number(refund.refund_pk),
       refundedTotal,

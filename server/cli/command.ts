@@ -18,3 +18,8 @@ export interface Command {
   usage: string;
   run(flags: Flags, env: CliEnv): Promise<unknown>;
 }
+
+/** A command's output printed as is (a CSV file), instead of `key: value` lines or JSON. */
+export class TextOutput {
+  constructor(readonly text: string) {}
+}

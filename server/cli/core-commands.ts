@@ -27,8 +27,11 @@ function brandSettingsFlags(flags: Parameters<Command['run']>[0]) {
     attribution_model: choiceFlag(flags, 'attribution-model', ['last_click', 'first_click'] as const),
     attribution_window_days: numberFlag(flags, 'attribution-window-days', { integer: true }),
     count_test_orders: yesNoFlag(flags, 'count-test-orders'),
+    reward_hold_days: numberFlag(flags, 'reward-hold-days', { integer: true }),
+    allow_pending_redemption: yesNoFlag(flags, 'allow-pending-redemption'),
   };
   if (settings.attribution_window_days === 0) throw new CliError('--attribution-window-days must be at least 1');
+  if ((settings.reward_hold_days ?? 0) > 3650) throw new CliError('--reward-hold-days must be at most 3650');
   for (const percentKey of [['reward_type', 'reward_value'], ['referee_discount_type', 'referee_discount_value']] as const) {
     const [typeKey, valueKey] = percentKey;
     if (settings[typeKey] === 'percentage' && (settings[valueKey] ?? 0) > 100) {
@@ -48,7 +51,8 @@ export const coreCommands: Record<string, Command> = {
   'brand create': {
     usage:
       'brand create --name N --plan starter|growth|premier [--reward-type fixed|percentage --reward-value V] ' +
-      '[--referee-discount-type fixed|percentage --referee-discount-value V] [--json]',
+      '[--referee-discount-type fixed|percentage --referee-discount-value V] [--reward-hold-days N (default 30)] ' +
+      '[--allow-pending-redemption yes|no] [--json]',
     async run(flags, { db, config }) {
       const name = requiredFlag(flags, 'name');
       const plan = choiceFlag(flags, 'plan', PLANS);
@@ -77,7 +81,8 @@ export const coreCommands: Record<string, Command> = {
     usage:
       'brand settings --brand ID [--plan P] [--attribution-model last_click|first_click] [--attribution-window-days N] ' +
       '[--referee-discount-type fixed|percentage] [--referee-discount-value V] [--referee-min-purchase V] ' +
-      '[--referee-discount-cap V] [--reward-type fixed|percentage] [--reward-value V] [--count-test-orders yes|no] [--json]',
+      '[--referee-discount-cap V] [--reward-type fixed|percentage] [--reward-value V] [--count-test-orders yes|no] ' +
+      '[--reward-hold-days N] [--allow-pending-redemption yes|no] [--json]',
     async run(flags, { db }) {
       const brandId = brandFlag(flags);
       const plan = choiceFlag(flags, 'plan', PLANS);

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { createDatabase, type Database } from '../../core/db/create-database';
 import { DataDirInUseError } from '../../core/db/data-dir-lock';
 import { migrateToLatest } from '../../core/db/migrate';
@@ -58,8 +59,16 @@ async function runOnDataDir(argv: string[], config: Config, settings: LifecycleS
   }
 }
 
+/** `--file x.csv` names a file here: made absolute, since the data directory's owner may read it from another directory. */
+function withAbsoluteFiles(argv: string[]): string[] {
+  return argv.map((arg, index) => {
+    if (argv[index - 1] === '--file' && !arg.startsWith('--')) return path.resolve(arg);
+    return arg.startsWith('--file=') ? `--file=${path.resolve(arg.slice('--file='.length))}` : arg;
+  });
+}
+
 async function main(): Promise<number> {
-  const argv = process.argv.slice(2);
+  const argv = withAbsoluteFiles(process.argv.slice(2));
   let config: Config;
   let settings: LifecycleSettings;
   try {

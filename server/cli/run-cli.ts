@@ -3,12 +3,13 @@ import { configureConnectors } from '../connectors';
 import type { ConnectorParts } from '../http/connector';
 import { splitArgs } from './args';
 import { CliError } from './cli-error';
-import type { CliEnv, Command } from './command';
+import { type CliEnv, type Command, TextOutput } from './command';
 import { coreCommands } from './core-commands';
+import { rewardCommands } from './reward-commands';
 
 /** Every command of `referrals`, by its words: the core's, then each connector's. */
 function commandsOf(connectors: readonly ConnectorParts[]): Record<string, Command> {
-  return Object.assign({}, coreCommands, ...connectors.map((connector) => connector.cliCommands ?? {}));
+  return Object.assign({}, coreCommands, rewardCommands, ...connectors.map((connector) => connector.cliCommands ?? {}));
 }
 
 export interface CliOutput {
@@ -45,6 +46,7 @@ export async function runCli(argv: string[], env: CliEnv): Promise<CliOutput> {
   if (!name) return { code: 2, stdout: '', stderr: `unknown command "${words.join(' ')}"\n\n${usage(commands)}\n` };
   try {
     const result = await commands[name]!.run(flags, env);
+    if (result instanceof TextOutput) return { code: 0, stdout: result.text, stderr: '' };
     const stdout = flags.json ? JSON.stringify(result) : humanize(result);
     return { code: 0, stdout: stdout + '\n', stderr: '' };
   } catch (error) {

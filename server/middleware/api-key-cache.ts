@@ -10,6 +10,7 @@ import { onBrandChanged } from '../../core/brands/brand-changes';
  */
 interface CachedKey {
   brand: Brand;
+  keyId: string;
   expiresAt: number;
 }
 
@@ -23,10 +24,10 @@ let hearingChanges = false;
 // Bumped by every invalidation, so a look-up that raced one is not remembered with stale data.
 let generation = 0;
 
-export function cachedBrandOfKey(keyHash: string, now = Date.now()): Brand | undefined {
+export function cachedBrandOfKey(keyHash: string, now = Date.now()): { brand: Brand; keyId: string } | undefined {
   const entry = byKeyHash.get(keyHash);
   if (!entry) return undefined;
-  if (entry.expiresAt > now) return entry.brand;
+  if (entry.expiresAt > now) return { brand: entry.brand, keyId: entry.keyId };
   byKeyHash.delete(keyHash);
   return undefined;
 }
@@ -36,11 +37,11 @@ export function cacheGeneration(): number {
   return generation;
 }
 
-export function rememberBrandOfKey(keyHash: string, brand: Brand, ttlSeconds: number, lookedUpAt: number, now = Date.now()): void {
+export function rememberBrandOfKey(keyHash: string, { brand, keyId }: { brand: Brand; keyId: string }, ttlSeconds: number, lookedUpAt: number, now = Date.now()): void {
   const ttl = hearingChanges ? ttlSeconds : Math.min(ttlSeconds, UNHEARD_TTL_SECONDS);
   if (ttl <= 0 || lookedUpAt !== generation) return;
   if (byKeyHash.size >= MAX_ENTRIES) byKeyHash.clear();
-  byKeyHash.set(keyHash, { brand, expiresAt: now + ttl * 1000 });
+  byKeyHash.set(keyHash, { brand, keyId, expiresAt: now + ttl * 1000 });
 }
 
 /** Forgets every cached key of a brand: after a key is revoked or the brand changed. */

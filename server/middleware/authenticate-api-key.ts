@@ -23,8 +23,9 @@ export const authenticateApiKey: Middleware = async (ctx, next) => {
   const cacheSeconds = config.apiKeyCacheSeconds ?? 0;
   const cached = cacheSeconds > 0 ? cachedBrandOfKey(keyHash) : undefined;
   if (cached) {
-    if (cached.brand_id !== brandId.toLowerCase()) throw new HttpError(403, 'X-Brand-ID does not match the API key');
-    ctx.state.brand = cached;
+    if (cached.brand.brand_id !== brandId.toLowerCase()) throw new HttpError(403, 'X-Brand-ID does not match the API key');
+    ctx.state.brand = cached.brand;
+    ctx.state.apiKeyId = cached.keyId;
     return next();
   }
   const generation = cacheGeneration();
@@ -34,7 +35,8 @@ export const authenticateApiKey: Middleware = async (ctx, next) => {
   const brand = await findBrand(db, owner.brand_id);
   if (!brand) throw new HttpError(401, 'invalid or revoked API key');
   assertBrandActive(brand);
-  rememberBrandOfKey(keyHash, brand, cacheSeconds, generation);
+  rememberBrandOfKey(keyHash, { brand, keyId: owner.key_id }, cacheSeconds, generation);
   ctx.state.brand = brand;
+  ctx.state.apiKeyId = owner.key_id;
   return next();
 };

@@ -18,6 +18,7 @@ export const WINDOWS: Record<Endpoint, { seconds: number; name: string }> = {
   refund: HOUR,
   eligibility: MINUTE,
   convert: MINUTE,
+  rewards: MINUTE,
 };
 
 /**

@@ -12,7 +12,7 @@ afterAll(closeTestDatabase);
 type BrandOptions = Parameters<typeof givenBrand>[1];
 
 async function setup(options: BrandOptions = {}) {
-  const brand = await givenBrand(t.db, { plan: 'premier', referee_discount_type: 'percentage', referee_discount_value: 10, ...options });
+  const brand = await givenBrand(t.db, { reward_hold_days: 0, plan: 'premier', referee_discount_type: 'percentage', referee_discount_value: 10, ...options });
   const advocate = await givenAdvocate(t.db, brand.brandId, { first_name: 'Ann' });
   return { brand, advocate };
 }

@@ -43,7 +43,7 @@ describe('POST /api/v1/track/conversion, requests written together in one transa
     const db = await testDatabase();
     const served = await serve(db);
     try {
-      const brand = await givenBrand(db, { reward_type: 'fixed', reward_value: 5 });
+      const brand = await givenBrand(db, { reward_type: 'fixed', reward_value: 5, reward_hold_days: 0 });
       const advocate = await givenAdvocate(db, brand.brandId);
       const [repeated, good] = [uniqueOrderId(), uniqueOrderId()];
       const [first, second, bad, alone] = await Promise.all([
@@ -76,7 +76,7 @@ describe('POST /api/v1/track/conversion, requests written together in one transa
     const other = createDatabase({ databaseUrl: (shared.db.client.config as { connection: string }).connection });
     const [one, two] = [await serve(shared.db), await serve(other)];
     try {
-      const brand = await givenBrand(shared.db, { reward_type: 'fixed', reward_value: 7 });
+      const brand = await givenBrand(shared.db, { reward_type: 'fixed', reward_value: 7, reward_hold_days: 0 });
       const advocate = await givenAdvocate(shared.db, brand.brandId);
       const [x, y] = [uniqueOrderId(), uniqueOrderId()];
       // Each instance gets both orders in the opposite order, several times over.

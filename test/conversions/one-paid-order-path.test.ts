@@ -46,7 +46,7 @@ describe('one paid-order path for REST, Shopify and Medusa', () => {
   it('resolves the referral code once for a Shopify orders/paid that redeems it, recording its claim and conversion', async () => {
     const { db } = context.app;
     const shop = await installApp(context.app, context.fake, undefined, 'premier');
-    await updateBrand(db, shop.brandId, { reward_type: 'fixed', reward_value: 10 });
+    await updateBrand(db, shop.brandId, { reward_type: 'fixed', reward_value: 10, reward_hold_days: 0 });
     const advocate = await givenAdvocate(db, shop.brandId, { code: 'TENOFF' });
     await sendWebhook(context.app, ORDER_WITH_TENOFF, { topic: 'orders/paid', shop: shop.shop, webhookId: 'paid-once' });
 

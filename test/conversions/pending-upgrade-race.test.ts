@@ -11,7 +11,7 @@ afterAll(closeTestDatabase);
 
 describe('POST /api/v1/track/conversion, a pending order completed by concurrent repeats', () => {
   it('answers every repeat with the completed conversion and credits the reward once', async () => {
-    const brand = await givenBrand(t.db, { reward_type: 'fixed', reward_value: 6 });
+    const brand = await givenBrand(t.db, { reward_type: 'fixed', reward_value: 6, reward_hold_days: 0 });
     const advocate = await givenAdvocate(t.db, brand.brandId);
     const body = { email: 'race@example.com', order_id: uniqueOrderId(), order_value: 60, referral_code: advocate.code };
     const pending = await t.http.post('/api/v1/track/conversion').set(brand.headers).send({ ...body, status: 'pending' });

@@ -10,7 +10,7 @@ beforeAll(async () => {
 afterAll(closeTestDatabase);
 
 async function setup(reward: { reward_type: 'fixed' | 'percentage'; reward_value: number } = { reward_type: 'percentage', reward_value: 10 }) {
-  const brand = await givenBrand(t.db, reward);
+  const brand = await givenBrand(t.db, { reward_hold_days: 0, ...reward });
   const advocate = await givenAdvocate(t.db, brand.brandId);
   return { brand, advocate };
 }

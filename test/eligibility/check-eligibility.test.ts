@@ -9,7 +9,7 @@ beforeAll(async () => {
 afterAll(closeTestDatabase);
 
 async function setup(plan: 'starter' | 'growth' | 'premier' = 'starter') {
-  const brand = await givenBrand(t.db, { plan, reward_type: 'fixed', reward_value: 5 });
+  const brand = await givenBrand(t.db, { plan, reward_type: 'fixed', reward_value: 5, reward_hold_days: 0 });
   const advocate = await givenAdvocate(t.db, brand.brandId);
   return { brand, advocate };
 }

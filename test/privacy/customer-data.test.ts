@@ -13,7 +13,7 @@ afterAll(closeTestDatabase);
 
 /** A premier brand where ann@ and bob@ each claimed and bought with the advocate's code. */
 async function brandWithAnnAndBob() {
-  const brand = await givenBrand(t.db, { plan: 'premier', reward_type: 'fixed', reward_value: 5 });
+  const brand = await givenBrand(t.db, { plan: 'premier', reward_type: 'fixed', reward_value: 5, reward_hold_days: 0 });
   const advocate = await givenAdvocate(t.db, brand.brandId, { email: 'adv@example.com' });
   const orders: Record<string, string> = {};
   for (const email of ['ann@example.com', 'bob@example.com']) {

@@ -11,7 +11,7 @@ afterAll(closeTestDatabase);
 
 /** A brand, an advocate with a 10 % reward, and one converted order of 100. */
 async function convertedOrder(orderValue = 100) {
-  const brand = await givenBrand(t.db, { reward_type: 'percentage', reward_value: 10 });
+  const brand = await givenBrand(t.db, { reward_hold_days: 0, reward_type: 'percentage', reward_value: 10 });
   const advocate = await givenAdvocate(t.db, brand.brandId);
   const orderId = uniqueOrderId();
   const conversion = await t.http
@@ -103,7 +103,7 @@ describe('POST /api/v1/track/refund', () => {
   });
 
   it('reverses rewards pro rata without losing a cent over three uneven refunds', async () => {
-    const brand = await givenBrand(t.db, { reward_type: 'fixed', reward_value: 10 });
+    const brand = await givenBrand(t.db, { reward_hold_days: 0, reward_type: 'fixed', reward_value: 10 });
     const advocate = await givenAdvocate(t.db, brand.brandId);
     const orderId = uniqueOrderId();
     await t.http.post('/api/v1/track/conversion').set(brand.headers).send({ email: 'b@example.com', order_id: orderId, order_value: 30, referral_code: advocate.code });
@@ -114,7 +114,7 @@ describe('POST /api/v1/track/refund', () => {
   });
 
   it('finds the record by claim_id and updates both the claim and the conversion', async () => {
-    const brand = await givenBrand(t.db, { plan: 'premier' });
+    const brand = await givenBrand(t.db, { reward_hold_days: 0, plan: 'premier' });
     const advocate = await givenAdvocate(t.db, brand.brandId);
     const [claim] = await t.db('claims')
       .insert({ brand_id: brand.brandId, advocate_id: advocate.advocateId, referral_code: advocate.code, email: 'c@example.com', email_normalized: 'c@example.com', raw_value: 50, claim_value: 45, discount_applied: 5 })
@@ -131,7 +131,7 @@ describe('POST /api/v1/track/refund', () => {
   });
 
   it('returns 404 when no record matches', async () => {
-    const brand = await givenBrand(t.db);
+    const brand = await givenBrand(t.db, { reward_hold_days: 0 });
     const response = await refund(brand.headers, { order_id: 'missing', refund_amount: 1, is_full_refund: false });
     expect(response.status).toBe(404);
     expect(response.body.error).toContain('missing');
@@ -145,7 +145,7 @@ describe('POST /api/v1/track/refund', () => {
     ['conversion_id', { conversion_id: '12', refund_amount: 1, is_full_refund: false }],
     ['new_status', { order_id: 'x', refund_amount: 1, is_full_refund: false, new_status: 'lost' }],
   ])('returns 400 naming %s', async (field, body) => {
-    const brand = await givenBrand(t.db);
+    const brand = await givenBrand(t.db, { reward_hold_days: 0 });
     const response = await refund(brand.headers, body);
     expect(response.status).toBe(400);
     expect(response.body.error).toContain(field);
@@ -154,7 +154,7 @@ describe('POST /api/v1/track/refund', () => {
 
 describe('refunds of an advocate redeeming their reward', () => {
   async function advocateWhoRedeemed() {
-    const brand = await givenBrand(t.db, { plan: 'premier', reward_type: 'fixed', reward_value: 10 });
+    const brand = await givenBrand(t.db, { reward_hold_days: 0, plan: 'premier', reward_type: 'fixed', reward_value: 10 });
     const advocate = await givenAdvocate(t.db, brand.brandId);
     await t.http.post('/api/v1/track/conversion').set(brand.headers).send({ email: 'friend@example.com', order_id: uniqueOrderId(), order_value: 100, referral_code: advocate.code });
     const claim = await t.http.post('/api/v1/track/claim').set(brand.headers).send({ referral_code: advocate.code, email: advocate.email, type: 'advocate', raw_value: 50 });

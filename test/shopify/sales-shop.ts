@@ -4,10 +4,10 @@ import { updateBrand } from '../../core/brands/brand';
 import { givenAdvocate } from '../helpers/fixtures';
 import { type ShopifyTestContext, inboxRow, installApp, sendWebhook } from './shopify-test-kit';
 
-/** An installed shop whose advocate owns TENOFF (the fixtures' discount code); the reward rule as given. */
+/** An installed shop whose advocate owns TENOFF (the fixtures' discount code); the reward rule as given, credited at once (no hold). */
 export async function shopWithTenoff(context: ShopifyTestContext, reward: { reward_type: 'fixed' | 'percentage'; reward_value: number } = { reward_type: 'fixed', reward_value: 10 }) {
   const installed = await installApp(context.app, context.fake, undefined, 'premier');
-  await updateBrand(context.app.db, installed.brandId, reward);
+  await updateBrand(context.app.db, installed.brandId, { ...reward, reward_hold_days: 0 });
   const advocate = await givenAdvocate(context.app.db, installed.brandId, { code: 'TENOFF' });
   return { ...installed, advocate };
 }

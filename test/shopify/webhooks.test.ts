@@ -20,7 +20,7 @@ const inOneDay = () => new Date(Date.now() + 24 * 3600_000);
 /** An installed shop on the premier plan (claims allowed), rewarding 10 per conversion, with TENOFF as a referral code. */
 async function premierShopWithTenoff(plan: 'premier' | 'growth' = 'premier') {
   const installed = await installApp(context.app, context.fake, undefined, plan);
-  await updateBrand(context.app.db, installed.brandId, { reward_type: 'fixed', reward_value: 10 });
+  await updateBrand(context.app.db, installed.brandId, { reward_type: 'fixed', reward_value: 10, reward_hold_days: 0 });
   const advocate = await givenAdvocate(context.app.db, installed.brandId, { code: 'TENOFF' });
   return { ...installed, advocate };
 }
@@ -313,7 +313,7 @@ describe('POST /shopify/webhooks', () => {
 
   it('is not rate limited per IP: Shopify\'s bursts all get through', async () => {
     const shop = await premierShopWithTenoff();
-    const strict = await startTestApp({ rateLimits: { visit: 1, claim: 1, conversion: 1, refund: 1, eligibility: 1, convert: 1 } }, context.app.db);
+    const strict = await startTestApp({ rateLimits: { visit: 1, claim: 1, conversion: 1, refund: 1, eligibility: 1, convert: 1, rewards: 1 } }, context.app.db);
     const statuses = [];
     for (let index = 0; index < 5; index += 1) {
       statuses.push((await sendWebhook(strict, ORDER_WITH_TENOFF, { topic: 'orders/paid', shop: shop.shop })).status);

@@ -1,0 +1,191 @@
+import type { Knex } from 'knex';
+import { lockAdvocate } from '../advocates/advocates';
+import type { Executor } from '../db/transaction';
+import { Conflict, Invalid, NotFound } from '../errors';
+import { type Actor, balanceFrom, postEntries, rewardBalance } from '../ledger/reward-ledger';
+import type { LedgerEntryKind } from '../ledger/entry-kind';
+import { type Cents, amountFromCents, centsFromDecimal, decimalFromCents, toCents } from '../money';
+
+/**
+ * Payouts (docs/reward-lifecycle.md "Payouts"): what each advocate may be paid — approved money not
+ * yet paid out or redeemed — and recording a file of payments once, by its payout ids.
+ */
+
+export interface PayoutLine {
+  /** Derived from the advocate and their latest ledger entry: the same until their money changes. */
+  payout_id: string;
+  advocate_id: number;
+  email: string;
+  code: string;
+  /** The currency of the advocate's rewarded orders (several joined by `/`; empty when unknown). */
+  currency: string;
+  amount: number;
+}
+
+interface SumRow {
+  advocate_id: string;
+  kind: LedgerEntryKind;
+  total: string;
+  last_entry: string;
+}
+
+/** Advocates whose payable amount is at least `minCents` (and above zero), by advocate id. */
+export async function payoutCandidates(db: Executor, brandId: string, minCents: Cents): Promise<PayoutLine[]> {
+  const sums: SumRow[] = await db('reward_ledger')
+    .select('advocate_id', 'kind')
+    .sum({ total: 'amount' })
+    .max({ last_entry: 'entry_id' })
+    .where({ brand_id: brandId })
+    .groupBy('advocate_id', 'kind');
+  const byAdvocate = new Map<number, SumRow[]>();
+  for (const row of sums) {
+    const id = Number(row.advocate_id);
+    byAdvocate.set(id, [...(byAdvocate.get(id) ?? []), row]);
+  }
+  const due = [...byAdvocate].flatMap(([advocateId, rows]) => {
+    const sum = (kind: LedgerEntryKind) => centsFromDecimal(rows.find((row) => row.kind === kind)?.total ?? '0');
+    const payable = toCents(balanceFrom(advocateId, sum, false).payable);
+    const lastEntry = Math.max(...rows.map((row) => Number(row.last_entry)));
+    return payable > 0 && payable >= minCents ? [{ advocateId, payable, lastEntry }] : [];
+  });
+  if (due.length === 0) return [];
+  const ids = due.map((line) => line.advocateId);
+  const advocates: Array<{ advocate_id: string; email: string; code: string | null; currency: string | null }> = await db('advocates as a')
+    .select(
+      'a.advocate_id',
+      'a.email',
+      db.raw('(SELECT min(code) FROM referral_codes c WHERE c.brand_id = a.brand_id AND c.advocate_id = a.advocate_id AND c.kind = ?) AS code', ['referral']),
+      db.raw(
+        `(SELECT string_agg(DISTINCT v.currency, '/') FROM rewards r JOIN conversions v ON v.brand_id = r.brand_id AND v.conversion_id = r.conversion_id
+          WHERE r.brand_id = a.brand_id AND r.advocate_id = a.advocate_id) AS currency`,
+      ),
+    )
+    .where('a.brand_id', brandId)
+    .whereIn('a.advocate_id', ids);
+  const info = new Map(advocates.map((row) => [Number(row.advocate_id), row]));
+  return due
+    .sort((a, b) => a.advocateId - b.advocateId)
+    .map((line) => ({
+      payout_id: `P-${line.advocateId}-${line.lastEntry}`,
+      advocate_id: line.advocateId,
+      email: info.get(line.advocateId)?.email ?? '',
+      code: info.get(line.advocateId)?.code ?? '',
+      currency: info.get(line.advocateId)?.currency ?? '',
+      amount: amountFromCents(line.payable),
+    }));
+}
+
+/** One row of a mark-paid file, already parsed; `row` is its line number, for messages. */
+export interface PaidRow {
+  row: number;
+  payout_id: string;
+  advocate_id: number;
+  amount: Cents;
+}
+
+export interface MarkPaidResult {
+  recorded: number;
+  already_recorded: number;
+  total_paid: number;
+  message: string;
+}
+
+/**
+ * Records a file of payouts in one transaction: all of it or, when a row is refused, none of it.
+ * A payout id already recorded (the same advocate and amount) is skipped, so the same file twice
+ * changes nothing; a row paying more than the advocate's payable amount is refused, naming it.
+ */
+export async function markPaid(trx: Knex.Transaction, brandId: string, rows: PaidRow[], actor: Actor): Promise<MarkPaidResult> {
+  const seen = new Map<string, number>();
+  for (const row of rows) {
+    const first = seen.get(row.payout_id);
+    if (first !== undefined) throw new Invalid(`row ${row.row}: payout_id ${row.payout_id} is also on row ${first}`);
+    seen.set(row.payout_id, row.row);
+  }
+  const earlier: Array<{ payout_id: string; advocate_id: string; amount: string }> = rows.length
+    ? await trx('reward_ledger').select('payout_id', 'advocate_id', 'amount').where({ brand_id: brandId, kind: 'payout' }).whereIn('payout_id', [...seen.keys()])
+    : [];
+  const recorded = new Map(earlier.map((entry) => [entry.payout_id, entry]));
+  const fresh: PaidRow[] = [];
+  for (const row of rows) {
+    const before = recorded.get(row.payout_id);
+    if (!before) {
+      fresh.push(row);
+    } else if (Number(before.advocate_id) !== row.advocate_id || -centsFromDecimal(before.amount) !== row.amount) {
+      throw new Conflict(
+        `row ${row.row}: payout_id ${row.payout_id} was already recorded for advocate ${before.advocate_id}, ` +
+          `amount ${decimalFromCents(-centsFromDecimal(before.amount))}; this row says advocate ${row.advocate_id}, amount ${decimalFromCents(row.amount)}`,
+      );
+    }
+  }
+
+  // Advocates in a fixed order (their id), each before their rewards (redemptions lock the advocate too).
+  const advocates = [...new Set(fresh.map((row) => row.advocate_id))].sort((a, b) => a - b);
+  const payable = new Map<number, Cents>();
+  for (const advocateId of advocates) {
+    await lockAdvocate(trx, brandId, advocateId).catch((error: unknown) => {
+      if (!(error instanceof NotFound)) throw error;
+      const row = fresh.find((candidate) => candidate.advocate_id === advocateId)!;
+      throw new Invalid(`row ${row.row}: advocate ${advocateId} not found`);
+    });
+    // Then their approved rewards: a void or refund of one waits for this payout, and sees what it paid.
+    await trx('rewards').select('reward_id').where({ brand_id: brandId, advocate_id: advocateId, status: 'approved' }).orderBy('reward_id').forUpdate();
+    payable.set(advocateId, await payableOf(trx, brandId, advocateId));
+  }
+  for (const row of fresh) {
+    const left = payable.get(row.advocate_id)!;
+    if (row.amount > left) {
+      throw new Invalid(
+        `row ${row.row} (payout_id ${row.payout_id}): amount ${decimalFromCents(row.amount)} exceeds advocate ${row.advocate_id}'s ` +
+          `approved unpaid balance ${decimalFromCents(left)}`,
+      );
+    }
+    payable.set(row.advocate_id, left - row.amount);
+  }
+  for (const row of fresh) {
+    await postEntries(trx, [
+      { brandId, advocateId: row.advocate_id, kind: 'payout', amount: -row.amount, payoutId: row.payout_id, actor, reason: 'payout marked paid' },
+    ]);
+    await allocateToRewards(trx, brandId, row.advocate_id, row.amount);
+  }
+  const total = fresh.reduce((sum, row) => sum + row.amount, 0);
+  const skipped = rows.length - fresh.length;
+  return {
+    recorded: fresh.length,
+    already_recorded: skipped,
+    total_paid: amountFromCents(total),
+    message:
+      fresh.length === 0
+        ? `nothing changed: all ${rows.length} payouts were already recorded`
+        : `recorded ${fresh.length} payouts (${decimalFromCents(total)})` + (skipped ? `; ${skipped} already recorded, skipped` : ''),
+  };
+}
+
+async function payableOf(trx: Knex.Transaction, brandId: string, advocateId: number): Promise<Cents> {
+  return toCents((await rewardBalance(trx, brandId, advocateId, false)).payable);
+}
+
+/** Marks the paid money on the advocate's approved rewards (locked by markPaid), oldest approval first: a paid reward cannot be voided. */
+async function allocateToRewards(trx: Knex.Transaction, brandId: string, advocateId: number, amount: Cents): Promise<void> {
+  const rewards: Array<{ reward_id: string; paid_amount: string; approved: string | null }> = await trx('rewards as r')
+    .select('r.reward_id', 'r.paid_amount')
+    .select(
+      trx.raw(
+        `(SELECT sum(l.amount) FROM reward_ledger l WHERE l.brand_id = r.brand_id AND l.reward_id = r.reward_id
+          AND l.kind IN ('credit', 'reversal', 'void')) AS approved`,
+      ),
+    )
+    .where({ 'r.brand_id': brandId, 'r.advocate_id': advocateId, 'r.status': 'approved' })
+    .orderBy([{ column: 'r.approved_at' }, { column: 'r.reward_id' }]);
+  let left = amount;
+  for (const reward of rewards) {
+    if (left <= 0) return;
+    const room = centsFromDecimal(reward.approved ?? '0') - centsFromDecimal(reward.paid_amount);
+    const share = Math.min(left, room);
+    if (share <= 0) continue;
+    await trx('rewards')
+      .where({ brand_id: brandId, reward_id: reward.reward_id })
+      .update({ paid_amount: decimalFromCents(centsFromDecimal(reward.paid_amount) + share), updated_at: trx.fn.now() });
+    left -= share;
+  }
+}

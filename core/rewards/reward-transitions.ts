@@ -1,0 +1,119 @@
+import type { Knex } from 'knex';
+import type { Brand } from '../brands/brand';
+import { Invalid } from '../errors';
+import { type Actor, postEntries, reverseReward, rewardSums } from '../ledger/reward-ledger';
+import { type Cents, centsFromDecimal } from '../money';
+import { type RewardRow, type RewardView, isPaid, lockReward, lockRewardOfConversion, setRewardStatus, toRewardView } from './reward-records';
+import { type RewardStatus, isHeld, nextStatus } from './reward-status';
+
+/**
+ * The reward transitions: each locks the reward row (after the conversion's, for a refund), asks
+ * reward-status.ts whether the move is legal, and appends its ledger entries, with who and why.
+ */
+
+export interface TransitionInput {
+  reward_id: number;
+  actor: Actor;
+  reason?: string | null;
+}
+
+const holdOver = (row: RewardRow) => new Date(row.hold_until).getTime() <= Date.now();
+
+/** Approves a reward: in review → pending (hold not over) or approved; pending → approved (early, for a person). */
+export async function approveReward(trx: Knex.Transaction, brand: Brand, input: TransitionInput): Promise<RewardView> {
+  const row = await lockReward(trx, brand.brand_id, input.reward_id);
+  const status = nextStatus(input.reward_id, row.status, { action: 'approve', holdOver: holdOver(row) });
+  return toRewardView(await moveTo(trx, brand.brand_id, row, status, input.actor, input.reason ?? null));
+}
+
+/** Voids a reward (a reason is required): what it still holds, held or approved, is taken back. */
+export async function voidReward(trx: Knex.Transaction, brand: Brand, input: TransitionInput): Promise<RewardView> {
+  const reason = input.reason?.trim();
+  if (!reason) throw new Invalid('reason is required to void a reward');
+  const row = await lockReward(trx, brand.brand_id, input.reward_id);
+  const status = nextStatus(input.reward_id, row.status, { action: 'void', paid: isPaid(row) });
+  return toRewardView(await moveTo(trx, brand.brand_id, row, status, input.actor, reason));
+}
+
+/** Writes a legal transition: the status and the ledger entries that move the reward's money. */
+async function moveTo(trx: Knex.Transaction, brandId: string, row: RewardRow, status: RewardStatus, actor: Actor, reason: string | null): Promise<RewardRow> {
+  const rewardId = Number(row.reward_id);
+  const sums = await rewardSums(trx, brandId, rewardId);
+  const base = { brandId, advocateId: Number(row.advocate_id), rewardId, conversionId: Number(row.conversion_id), actor, reason };
+  if (status === 'approved') {
+    // The held remainder becomes approved money: out of the held bucket, into the approved one.
+    await postEntries(trx, [
+      { ...base, kind: 'release', amount: -sums.held },
+      { ...base, kind: 'credit', amount: sums.held },
+    ]);
+  } else if (status === 'pending') {
+    await postEntries(trx, [{ ...base, kind: 'review', amount: 0 }]);
+  } else if (status === 'voided') {
+    await postEntries(trx, [
+      isHeld(row.status) ? { ...base, kind: 'hold_void', amount: -sums.held } : { ...base, kind: 'void', amount: -sums.approved },
+    ]);
+  }
+  return setRewardStatus(trx, brandId, rewardId, status, status === 'voided' ? reason : null);
+}
+
+/**
+ * The approval job: approves every pending reward whose hold has ended, `batchSize` at a time,
+ * each batch in its own transaction. Rows another process is approving are skipped (SKIP LOCKED),
+ * so any number of processes may run it at once and each reward is approved once.
+ */
+export async function approveDueRewards(db: Knex, { batchSize = 100 } = {}): Promise<{ approved: number }> {
+  let approved = 0;
+  for (;;) {
+    const count = await db.transaction(async (trx) => {
+      const due: Array<RewardRow & { brand_id: string }> = await trx('rewards')
+        .select('brand_id', 'reward_id', 'conversion_id', 'advocate_id', 'status', 'hold_until')
+        .where({ status: 'pending' })
+        .andWhere('hold_until', '<=', trx.fn.now())
+        .orderBy('hold_until')
+        .limit(batchSize)
+        .forUpdate()
+        .skipLocked();
+      for (const row of due) {
+        const status = nextStatus(Number(row.reward_id), row.status, { action: 'hold_ended' });
+        await moveTo(trx, row.brand_id, row, status, 'system', 'hold period ended');
+      }
+      return due.length;
+    });
+    approved += count;
+    if (count < batchSize) return { approved };
+  }
+}
+
+export interface RewardRefund {
+  conversionId: number;
+  refundPk: number;
+  refundedTotal: Cents;
+  orderValue: Cents;
+  full: boolean;
+}
+
+/**
+ * A refund's effect on the conversion's reward (the caller holds the conversion's lock): the
+ * pro-rata share leaves the held bucket during the hold, the approved one after; a refund in full
+ * during the hold voids the reward. Returns the amount reversed.
+ */
+export async function refundReward(trx: Knex.Transaction, brandId: string, refund: RewardRefund): Promise<Cents> {
+  const row = await lockRewardOfConversion(trx, brandId, refund.conversionId);
+  if (!row || row.status === 'voided') return 0;
+  const reversed = await reverseReward(trx, {
+    brandId,
+    advocateId: Number(row.advocate_id),
+    conversionId: refund.conversionId,
+    rewardId: Number(row.reward_id),
+    rewardAmount: centsFromDecimal(row.amount),
+    held: isHeld(row.status),
+    refundPk: refund.refundPk,
+    refundedTotal: refund.refundedTotal,
+    orderValue: refund.orderValue,
+    full: refund.full,
+  });
+  if (refund.full && nextStatus(Number(row.reward_id), row.status, { action: 'refunded_in_full' }) === 'voided') {
+    await moveTo(trx, brandId, row, 'voided', 'system', 'order refunded in full');
+  }
+  return reversed;
+}

@@ -1,0 +1,101 @@
+import fs from 'node:fs';
+import { getAdvocate } from '../../core/advocates/advocates';
+import { getBrand } from '../../core/brands/brand';
+import { inTransaction } from '../../core/db/transaction';
+import { amountFromCents, toCents } from '../../core/money';
+import { markPaid, payoutCandidates } from '../../core/payouts/payouts';
+import { listRewards } from '../../core/rewards/list-rewards';
+import { REWARD_STATUSES } from '../../core/rewards/reward-status';
+import { approveDueRewards, approveReward, voidReward } from '../../core/rewards/reward-transitions';
+import { brandFlag, choiceFlag, numberFlag, optionalFlag, requiredFlag } from './args';
+import { CliError } from './cli-error';
+import { type Command, TextOutput } from './command';
+import { parsePaidCsv, payoutsCsv } from './payouts-csv';
+
+/** Who made a transition from the command line. */
+const CLI_ACTOR = 'cli';
+
+function rewardFlag(flags: Parameters<Command['run']>[0]): number {
+  const rewardId = numberFlag(flags, 'reward', { integer: true });
+  if (rewardId === undefined || rewardId === 0) throw new CliError('--reward is required (a reward id)');
+  return rewardId;
+}
+
+/** `referrals rewards …` and `referrals payouts …` (docs/reward-lifecycle.md). */
+export const rewardCommands: Record<string, Command> = {
+  'rewards approve-due': {
+    usage: 'rewards approve-due [--json]   (approves every pending reward whose hold has ended, all brands; safe to run anywhere, any time)',
+    async run(_flags, { db }) {
+      return approveDueRewards(db);
+    },
+  },
+  'rewards approve': {
+    usage: 'rewards approve --brand ID --reward REWARD_ID [--reason TEXT] [--json]',
+    async run(flags, { db }) {
+      const brandId = brandFlag(flags);
+      const rewardId = rewardFlag(flags);
+      const reason = optionalFlag(flags, 'reason') ?? null;
+      return inTransaction(db, async (trx) => ({
+        reward: await approveReward(trx, await getBrand(trx, brandId), { reward_id: rewardId, actor: CLI_ACTOR, reason }),
+      }));
+    },
+  },
+  'rewards void': {
+    usage: 'rewards void --brand ID --reward REWARD_ID --reason TEXT [--json]',
+    async run(flags, { db }) {
+      const brandId = brandFlag(flags);
+      const rewardId = rewardFlag(flags);
+      const reason = requiredFlag(flags, 'reason');
+      return inTransaction(db, async (trx) => ({
+        reward: await voidReward(trx, await getBrand(trx, brandId), { reward_id: rewardId, actor: CLI_ACTOR, reason }),
+      }));
+    },
+  },
+  'rewards list': {
+    usage: 'rewards list --brand ID [--status in_review|pending|approved|voided] [--advocate ADVOCATE_ID] [--limit N] [--cursor REWARD_ID] [--json]',
+    async run(flags, { db }) {
+      const brandId = brandFlag(flags);
+      await getBrand(db, brandId);
+      const limit = numberFlag(flags, 'limit', { integer: true }) ?? 50;
+      if (limit < 1 || limit > 1000) throw new CliError('--limit must be from 1 to 1000');
+      const advocateId = numberFlag(flags, 'advocate', { integer: true });
+      if (advocateId !== undefined) await getAdvocate(db, brandId, advocateId);
+      return listRewards(db, brandId, {
+        status: choiceFlag(flags, 'status', REWARD_STATUSES),
+        advocate_id: advocateId,
+        limit,
+        cursor: numberFlag(flags, 'cursor', { integer: true }),
+      });
+    },
+  },
+  'payouts export': {
+    usage: 'payouts export --brand ID [--min 25.00] [--csv | --json]   (approved, unpaid balances per advocate)',
+    async run(flags, { db }) {
+      const brandId = brandFlag(flags);
+      await getBrand(db, brandId);
+      const min = optionalFlag(flags, 'min') ?? '0';
+      if (!/^\d{1,12}(\.\d{1,2})?$/.test(min)) throw new CliError(`--min must be an amount with at most 2 decimals (got "${min}")`);
+      const payouts = await payoutCandidates(db, brandId, toCents(Number(min)));
+      if (flags.csv) return new TextOutput(payoutsCsv(payouts));
+      return { payouts, count: payouts.length, total: amountFromCents(payouts.reduce((sum, line) => sum + toCents(line.amount), 0)) };
+    },
+  },
+  'payouts mark-paid': {
+    usage: 'payouts mark-paid --brand ID --file paid.csv [--json]   (the export\'s CSV, once paid; the same file again changes nothing)',
+    async run(flags, { db }) {
+      const brandId = brandFlag(flags);
+      const file = requiredFlag(flags, 'file');
+      let text: string;
+      try {
+        text = fs.readFileSync(file, 'utf8');
+      } catch (error) {
+        throw new CliError(`--file ${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      }
+      const rows = parsePaidCsv(text);
+      return inTransaction(db, async (trx) => {
+        await getBrand(trx, brandId);
+        return markPaid(trx, brandId, rows, CLI_ACTOR);
+      });
+    },
+  },
+};
