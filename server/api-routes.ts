@@ -8,6 +8,7 @@ import { requirePlan } from './middleware/require-plan';
 import { verifyAlSignature } from './middleware/verify-al-signature';
 import { checkEligibilityRoute } from './routes/check-eligibility';
 import { convert } from './routes/convert';
+import { approveReviewRoute, listReviewsRoute, rejectReviewRoute } from './routes/reviews';
 import { trackClaim } from './routes/track-claim';
 import { trackConversion } from './routes/track-conversion';
 import { trackRefund } from './routes/track-refund';
@@ -23,5 +24,9 @@ export function apiRoutes(): Router<AppState, AppContext> {
   router.post('/track/claim', rateLimit('claim'), readRawBody, authenticateApiKey, requirePlan(...FEATURE_PLANS.claims), trackClaim);
   router.post('/track/check-eligibility', rateLimit('eligibility'), readRawBody, authenticateApiKey, allPlans, checkEligibilityRoute);
   router.post('/convert', rateLimit('convert'), readRawBody, verifyAlSignature, convert);
+  // The fraud review queue (docs/fraud-review.md): every plan has fraud rules, so every plan reviews.
+  router.get('/reviews', rateLimit('review'), authenticateApiKey, allPlans, listReviewsRoute);
+  router.post('/reviews/:id/approve', rateLimit('review'), readRawBody, authenticateApiKey, allPlans, approveReviewRoute);
+  router.post('/reviews/:id/reject', rateLimit('review'), readRawBody, authenticateApiKey, allPlans, rejectReviewRoute);
   return router;
 }

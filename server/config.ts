@@ -10,6 +10,8 @@ export interface RateLimits {
   refund: number;
   eligibility: number;
   convert: number;
+  /** The fraud review queue (GET /reviews, approve, reject). */
+  review: number;
 }
 
 export interface Config {
@@ -31,6 +33,7 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
   refund: 20,
   eligibility: 100,
   convert: 100,
+  review: 100,
 };
 
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -71,6 +74,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       refund: positiveInt(env, 'RATE_LIMIT_REFUND', DEFAULT_RATE_LIMITS.refund),
       eligibility: positiveInt(env, 'RATE_LIMIT_ELIGIBILITY', DEFAULT_RATE_LIMITS.eligibility),
       convert: positiveInt(env, 'RATE_LIMIT_CONVERT', DEFAULT_RATE_LIMITS.convert),
+      review: positiveInt(env, 'RATE_LIMIT_REVIEW', DEFAULT_RATE_LIMITS.review),
     },
     apiKeyCacheSeconds: env.API_KEY_CACHE_SECONDS === '0' ? 0 : positiveInt(env, 'API_KEY_CACHE_SECONDS', 60),
   };

@@ -25,6 +25,15 @@ export const brandSettingsSchema = z.object({
   attribution_window_days: z.number().int().positive(),
   /** A platform's test orders (Shopify `test: true`) count as sales: off by default, for trying the setup out. */
   count_test_orders: z.boolean(),
+  /** Fraud rules (docs/fraud-review.md): each switch on by default; a flagged conversion is held for review. */
+  fraud_self_referral: z.boolean(),
+  fraud_velocity: z.boolean(),
+  fraud_disposable_email: z.boolean(),
+  /** More conversions than this per advocate in an hour, or per shopper IP in a day, are flagged; 0 or null: no limit. */
+  fraud_max_per_advocate_hour: z.number().int().nonnegative().nullable(),
+  fraud_max_per_ip_day: z.number().int().nonnegative().nullable(),
+  /** How far back an advocate's own visits count for the same-IP rule. */
+  fraud_ip_window_days: z.number().int().positive(),
 });
 export type BrandSettings = z.infer<typeof brandSettingsSchema>;
 
@@ -50,6 +59,12 @@ interface BrandRow {
   attribution_model: AttributionModel;
   attribution_window_days: number;
   count_test_orders: boolean;
+  fraud_self_referral: boolean;
+  fraud_velocity: boolean;
+  fraud_disposable_email: boolean;
+  fraud_max_per_advocate_hour: number | null;
+  fraud_max_per_ip_day: number | null;
+  fraud_ip_window_days: number;
   created_at: Date;
 }
 
@@ -69,6 +84,12 @@ function toBrand(row: BrandRow): Brand {
     attribution_model: row.attribution_model,
     attribution_window_days: row.attribution_window_days,
     count_test_orders: row.count_test_orders,
+    fraud_self_referral: row.fraud_self_referral,
+    fraud_velocity: row.fraud_velocity,
+    fraud_disposable_email: row.fraud_disposable_email,
+    fraud_max_per_advocate_hour: row.fraud_max_per_advocate_hour,
+    fraud_max_per_ip_day: row.fraud_max_per_ip_day,
+    fraud_ip_window_days: row.fraud_ip_window_days,
     created_at: new Date(row.created_at).toISOString(),
   };
 }

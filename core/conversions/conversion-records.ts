@@ -4,7 +4,10 @@ import type { Brand } from '../brands/brand';
 import { type ClaimRecord, markClaimsConvertedBy } from '../claims/claim-records';
 import { lockKey } from '../db/advisory-lock';
 import { prepared } from '../db/prepared-statement';
-import { creditNewConversion, creditReward } from '../ledger/reward-ledger';
+import { canonicalIp } from '../fraud/client-ip';
+import type { FraudReason } from '../fraud/fraud-rules';
+import { creditOrHold, isRewardHeld } from '../fraud/review-hold';
+import { creditReward } from '../ledger/reward-ledger';
 import { type Cents, centsFromDecimal, decimalFromCents, percentOf, toCents } from '../money';
 import type { ConversionInput } from './conversion-input';
 import { CONVERSION_VIEW_COLUMNS, type ConversionRow, type ConversionView, toConversionView } from './conversion-view';
@@ -56,6 +59,8 @@ export async function completeIfPending(
     const current: ConversionRow = await trx('conversions').select(CONVERSION_VIEW_COLUMNS).where({ brand_id: brand.brand_id, conversion_id: row.conversion_id }).first();
     return toConversionView(current);
   }
+  // Held for review: the approval credits it (core/fraud/review-hold.ts).
+  if (await isRewardHeld(trx, brand.brand_id, Number(updated.conversion_id))) return toConversionView(updated);
   await creditReward(trx, {
     brandId: brand.brand_id,
     advocateId: Number(updated.advocate_id),
@@ -74,15 +79,17 @@ function referrerReward(brand: Brand, input: ConversionInput, attribution: Attri
 }
 
 /**
- * Inserts the conversion with its product lines, credits its reward (when completed) and marks its
- * claim converted, in one statement. undefined: another request recorded the order first.
+ * Inserts the conversion with its product lines, credits its reward (when completed) or, when the
+ * fraud rules gave `reasons`, opens its review instead, and marks its claim converted, in one
+ * statement. undefined: another request recorded the order first.
  */
 export async function insertConversion(
   trx: Knex.Transaction,
   brand: Brand,
   input: ConversionInput,
   attribution: Attribution,
-): Promise<ConversionRow | undefined> {
+  reasons: FraudReason[] = [],
+): Promise<(ConversionRow & { review_id: string | null }) | undefined> {
   const orderValue = toCents(input.order_value);
   const couponDiscount = input.coupons_applied.reduce((sum, coupon) => sum + toCents(coupon.discount_amount ?? 0), 0);
   const discountApplied =
@@ -104,6 +111,8 @@ export async function insertConversion(
     claim_id: attribution.claim?.claim_id ?? null,
     referral_code: attribution.referral_code,
     visitor_id: input.visitor_id ?? null,
+    customer_id: input.customer_id ?? null,
+    customer_ip: canonicalIp(input.customer_ip),
     email: input.email?.trim() ?? null,
     email_normalized: input.email === null ? null : normalizeEmail(input.email),
     customer_name: input.customer_name ?? null,
@@ -133,12 +142,12 @@ export async function insertConversion(
        FROM conversion, jsonb_to_recordset(?::jsonb)
          AS line(line_no integer, name text, quantity integer, price numeric, line_total numeric, sku text, attributes jsonb)
      ),
-     credit AS (?),
+     reward AS (?),
      claim AS (?)
-     SELECT * FROM conversion`,
-    [insert, brand.brand_id, JSON.stringify(productRows(input)), creditNewConversion(trx, brand.brand_id, 'conversion'), markClaimsConvertedBy(trx, brand.brand_id, 'conversion')],
+     SELECT conversion.*, (SELECT max(review_id) FROM reward) AS review_id FROM conversion`,
+    [insert, brand.brand_id, JSON.stringify(productRows(input)), creditOrHold(trx, brand.brand_id, 'conversion', reasons), markClaimsConvertedBy(trx, brand.brand_id, 'conversion')],
   ));
-  return (rows as ConversionRow[])[0];
+  return (rows as Array<ConversionRow & { review_id: string | null }>)[0];
 }
 
 /** INSERT … ON CONFLICT DO NOTHING of one conversions row with these columns: a lost race returns no row. */
