@@ -174,26 +174,29 @@ export const coreCommands: Record<string, Command> = {
   'review list': {
     usage: 'review list --brand ID [--status open|approved|rejected] [--after REVIEW_ID] [--limit N] [--json]',
     async run(flags, { db }) {
-      const brand = await getBrand(db, brandFlag(flags));
+      const brandId = brandFlag(flags);
       const limit = numberFlag(flags, 'limit', { integer: true }) ?? 50;
       if (limit < 1 || limit > 200) throw new CliError('--limit must be from 1 to 200');
-      return listReviews(db, brand, { status: choiceFlag(flags, 'status', REVIEW_STATUSES), after: numberFlag(flags, 'after', { integer: true }), limit });
+      const query = { status: choiceFlag(flags, 'status', REVIEW_STATUSES), after: numberFlag(flags, 'after', { integer: true }), limit };
+      return listReviews(db, await getBrand(db, brandId), query);
     },
   },
   'review approve': {
     usage: 'review approve --brand ID --review REVIEW_ID [--note TEXT] [--by NAME] [--json]',
     async run(flags, { db }) {
-      const brand = await getBrand(db, brandFlag(flags));
+      const [brandId, reviewId] = [brandFlag(flags), reviewFlag(flags)];
       const decision = { decision: 'approved' as const, decided_by: optionalFlag(flags, 'by') ?? 'cli', note: optionalFlag(flags, 'note') ?? null };
-      return inTransaction(db, (trx) => decideReview(trx, brand, reviewFlag(flags), decision));
+      const brand = await getBrand(db, brandId);
+      return inTransaction(db, (trx) => decideReview(trx, brand, reviewId, decision));
     },
   },
   'review reject': {
     usage: 'review reject --brand ID --review REVIEW_ID --reason TEXT [--by NAME] [--json]',
     async run(flags, { db }) {
-      const brand = await getBrand(db, brandFlag(flags));
+      const [brandId, reviewId] = [brandFlag(flags), reviewFlag(flags)];
       const decision = { decision: 'rejected' as const, decided_by: optionalFlag(flags, 'by') ?? 'cli', note: requiredFlag(flags, 'reason') };
-      return inTransaction(db, (trx) => decideReview(trx, brand, reviewFlag(flags), decision));
+      const brand = await getBrand(db, brandId);
+      return inTransaction(db, (trx) => decideReview(trx, brand, reviewId, decision));
     },
   },
 };
