@@ -6,6 +6,7 @@ import { conversionAlternateSchema, conversionPrimarySchema } from './schemas/co
 import { convertRequestSchema } from './schemas/convert-request';
 import { eligibilityRequestSchema } from './schemas/eligibility-request';
 import { refundRequestSchema } from './schemas/refund-request';
+import { reviewApproveSchema, reviewListQuerySchema, reviewRejectSchema } from './schemas/review-request';
 import { MAX_IDENTIFIER_BYTES, MAX_IDENTIFIER_CHARS, MAX_LINES, MAX_METADATA_BYTES, MAX_STRING } from './schemas/fields';
 import { visitRequestSchema } from './schemas/visit-request';
 
@@ -46,6 +47,19 @@ function post(summary: string, requestBody: object, responses: Record<string, ob
   return { post: { summary, security, requestBody, responses: { ...errors, ...responses } } };
 }
 
+/** Query parameters, derived from the zod schema that parses them. */
+function queryParameters(schema: z.ZodObject) {
+  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as { properties: Record<string, object> };
+  return Object.entries(json.properties).map(([name, parameter]) => ({ name, in: 'query', required: false, schema: parameter }));
+}
+
+/** POST /api/v1/reviews/{id}/approve|reject: the review's decision (docs/fraud-review.md). */
+function decide(summary: string, requestBody: object) {
+  const id = { name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } };
+  const decided = { '200': { description: '`{review, reward_credited}`' }, '409': { description: 'Already decided, with review_status' } };
+  return { post: { ...post(summary, requestBody, decided).post, parameters: [id] } };
+}
+
 /** GET /api/v1/openapi.json: the API as OpenAPI 3.1, generated from the same zod schemas. */
 export function openApiDocument() {
   return {
@@ -77,6 +91,11 @@ export function openApiDocument() {
       '/api/v1/track/refund': post('Record a full or partial refund', body(refundRequestSchema), { '200': envelope }),
       '/api/v1/track/check-eligibility': post('May this customer get a referral discount?', body(eligibilityRequestSchema), { '200': { description: '`{eligible: true}` or `{eligible: false, error, message}`' } }),
       '/api/v1/convert': post('Simplified claim from a signed webhook', body(convertRequestSchema), { '201': envelope, '409': { description: 'Duplicate, with claim_id' } }, [{ brandId: [], signature: [] }]),
+      '/api/v1/reviews': {
+        get: { summary: 'Conversions held for fraud review, oldest first', security: apiKey, parameters: queryParameters(reviewListQuerySchema), responses: { ...errors, '200': { description: '`{reviews, next_after}`' } } },
+      },
+      '/api/v1/reviews/{id}/approve': decide('Approve a held conversion: its reward is credited', { ...body(reviewApproveSchema), required: false }),
+      '/api/v1/reviews/{id}/reject': decide('Reject a held conversion: its reward is never credited', body(reviewRejectSchema)),
     },
   };
 }
