@@ -7,6 +7,7 @@ import { prepared } from '../db/prepared-statement';
 import { canonicalIp } from '../fraud/client-ip';
 import type { FraudReason } from '../fraud/fraud-rules';
 import { creditOrHold, isRewardHeld } from '../fraud/review-hold';
+import { type ReviewSummary, reviewColumn } from '../fraud/reviews';
 import { creditReward } from '../ledger/reward-ledger';
 import { type Cents, centsFromDecimal, decimalFromCents, percentOf, toCents } from '../money';
 import type { ConversionInput } from './conversion-input';
@@ -24,17 +25,20 @@ export interface Attribution {
   via: 'claim_id' | 'referral_code' | 'coupon' | 'pending_claim' | 'visit';
 }
 
+/** A recorded conversion with its fraud review (null: not held). */
+export type ExistingConversion = ConversionRow & { review: ReviewSummary | null };
+
 /** The conversion already recorded for this order: by order_id, else by content hash within 24 h. */
-export async function findExistingConversion(trx: Knex.Transaction, brandId: string, input: ConversionInput): Promise<ConversionRow | undefined> {
+export async function findExistingConversion(trx: Knex.Transaction, brandId: string, input: ConversionInput): Promise<ExistingConversion | undefined> {
   if (input.order_id !== null) {
     // No row lock: a repeat only reads (so it writes no WAL); completeIfPending upgrades atomically.
-    return prepared(trx, trx('conversions').select(CONVERSION_VIEW_COLUMNS).where({ brand_id: brandId, order_id: input.order_id }).first());
+    return prepared(trx, trx('conversions').select([...CONVERSION_VIEW_COLUMNS, reviewColumn(trx)]).where({ brand_id: brandId, order_id: input.order_id }).first());
   }
   if (!input.content_hash) return undefined;
   // No order_id: the same content inside 24 h is the same order. Serialise on the hash.
   await lockKey(trx, `${brandId}:${input.content_hash}`);
   return trx('conversions')
-    .select(CONVERSION_VIEW_COLUMNS)
+    .select([...CONVERSION_VIEW_COLUMNS, reviewColumn(trx)])
     .where({ brand_id: brandId, content_hash: input.content_hash })
     .andWhere('created_at', '>=', trx.raw(`now() - interval '24 hours'`))
     .orderBy('created_at', 'desc')

@@ -5,7 +5,7 @@ import { assertBrandActive } from '../brands/brand-status';
 import { planAllows } from '../brands/plan-features';
 import { type ClaimRecord, newestPendingClaim } from '../claims/claim-records';
 import { claimForRedemption } from '../claims/redemption-claim';
-import { type ReviewSummary, reviewOfConversion } from '../fraud/reviews';
+import type { ReviewSummary } from '../fraud/reviews';
 import { screenConversion } from '../fraud/screen-conversion';
 import { type OrderCodes, type Referrer, findReferrer } from './attribute-conversion';
 import type { ConversionInput } from './conversion-input';
@@ -46,7 +46,7 @@ export async function recordPaidOrder(trx: Knex.Transaction, brand: Brand, order
   assertBrandActive(brand);
   const input = order.conversion;
   const existing = await findExistingConversion(trx, brand.brand_id, input);
-  if (existing) return duplicateOf(trx, brand, await completeIfPending(trx, brand, existing, input));
+  if (existing) return duplicateOf(await completeIfPending(trx, brand, existing, input), existing.review);
 
   const referrer = await findReferrer(trx, brand, input, order);
   if (!referrer) return { result: { attributed: false }, claim_id: null };
@@ -58,15 +58,14 @@ export async function recordPaidOrder(trx: Knex.Transaction, brand: Brand, order
     // Lost a race on (brand_id, order_id): the other request's row is committed now.
     const winner = await findExistingConversion(trx, brand.brand_id, input);
     if (!winner) throw new Error(`conversion for order ${input.order_id} vanished after a conflict`);
-    return duplicateOf(trx, brand, await completeIfPending(trx, brand, winner, input));
+    return duplicateOf(await completeIfPending(trx, brand, winner, input), winner.review);
   }
   const review: ReviewSummary | null = inserted.review_id === null ? null : { review_id: Number(inserted.review_id), status: 'open', reasons };
   return { result: { attributed: true, duplicate: false, conversion: toConversionView(inserted), review }, claim_id: attribution.claim?.claim_id ?? null };
 }
 
 /** A repeat is answered as stored, with its review as it stands now; the rules are not run again. */
-async function duplicateOf(trx: Knex.Transaction, brand: Brand, conversion: ConversionView): Promise<PaidOrderResult> {
-  const review = await reviewOfConversion(trx, brand.brand_id, conversion.id);
+function duplicateOf(conversion: ConversionView, review: ReviewSummary | null): PaidOrderResult {
   return { result: { attributed: true, duplicate: true, conversion, review }, claim_id: conversion.claim_id };
 }
 

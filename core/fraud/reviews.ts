@@ -113,10 +113,15 @@ function reviewRows(db: Executor, brandId: string): Knex.QueryBuilder {
     );
 }
 
-/** The review of a conversion, when the rules held it. */
-export async function reviewOfConversion(db: Executor, brandId: string, conversionId: number): Promise<ReviewSummary | null> {
-  const row = await db('referral_reviews').select('review_id', 'status', 'reasons').where({ brand_id: brandId, conversion_id: conversionId }).first();
-  return row ? { review_id: Number(row.review_id), status: row.status, reasons: row.reasons } : null;
+/**
+ * A select column of a `conversions` query: the conversion's review as a ReviewSummary, or null,
+ * so a repeated order reads its review in the same statement.
+ */
+export function reviewColumn(db: Executor): Knex.Raw {
+  return db.raw(
+    `(SELECT jsonb_build_object('review_id', r.review_id, 'status', r.status, 'reasons', r.reasons) FROM referral_reviews r
+      WHERE r.brand_id = conversions.brand_id AND r.conversion_id = conversions.conversion_id) AS review`,
+  );
 }
 
 export interface ReviewListQuery {
