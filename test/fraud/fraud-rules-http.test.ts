@@ -1,3 +1,4 @@
+import { redactCustomer } from '../../core/customers/redact-customer';
 import { rewardBalance } from '../../core/ledger/reward-ledger';
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { viaProxyFrom } from '../helpers/client-ip';
@@ -188,5 +189,14 @@ describe('bad fraud inputs', () => {
     const response = await t.http.post('/api/v1/track/visit').set(brand.headers).send({ referral_code: ann.code, ip_address: '999.1.1.1' });
     expect(response.status).toBe(400);
     expect(response.body.error).toBe('ip_address: must be an IPv4 or IPv6 address');
+  });
+});
+
+describe('an erasure request', () => {
+  it('clears the customer id and shopper IP the rules compared', async () => {
+    const { brand, ann } = await brandWithAdvocate();
+    await convert(brand.headers, { email: 'erase@example.com', referral_code: ann.code, customer_id: 'cust-9', ip_address: '192.0.2.99' });
+    await t.db.transaction((trx) => redactCustomer(trx, brand.brandId, { email: 'erase@example.com', order_ids: [] }));
+    expect(await t.db('conversions').where({ brand_id: brand.brandId }).first()).toMatchObject({ customer_id: null, customer_ip: null });
   });
 });
