@@ -45,7 +45,11 @@ export interface BenchTenant {
 export async function provisionTenant(db: Database, advocates: number): Promise<BenchTenant> {
   await migrateToLatest(db);
   return inTransaction(db, async (trx) => {
-    const brand = await createBrand(trx, { name: 'Bench store', plan: 'premier', reward_type: 'percentage', reward_value: 10 });
+    // A load test is a burst per advocate: no velocity limit, or most orders would be held for review.
+    // The rules still run (one signals query per order), so their cost is measured.
+    const brand = await createBrand(trx, {
+      name: 'Bench store', plan: 'premier', reward_type: 'percentage', reward_value: 10, fraud_max_per_advocate_hour: 0, fraud_max_per_ip_day: 0,
+    });
     const key = await createApiKey(trx, brand.brand_id, BENCH_KEY_SECRET, 'bench');
     const codes: string[] = [];
     for (let index = 0; index < advocates; index += 1) {

@@ -11,6 +11,7 @@ import * as shopifyWebhookSubscriptions from './20261130_0009_shopify_webhook_su
 import * as shopifySalesAndShopMoney from './20261201_0010_shopify_sales_and_shop_money';
 import * as shopifyDeliveryIdentityAndDataRequests from './20261202_0011_shopify_delivery_identity_and_data_requests';
 import * as rewardLifecycle from './20261203_0012_reward_lifecycle';
+import * as fraudReview from './20261204_0013_fraud_review';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -32,4 +33,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['20261201_0010_shopify_sales_and_shop_money', shopifySalesAndShopMoney],
   ['20261202_0011_shopify_delivery_identity_and_data_requests', shopifyDeliveryIdentityAndDataRequests],
   ['20261203_0012_reward_lifecycle', rewardLifecycle],
+  ['20261204_0013_fraud_review', fraudReview],
 ];

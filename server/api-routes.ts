@@ -9,6 +9,7 @@ import { verifyAlSignature } from './middleware/verify-al-signature';
 import { checkEligibilityRoute } from './routes/check-eligibility';
 import { convert } from './routes/convert';
 import { approveRewardRoute, getRewardRoute, listRewardsRoute, voidRewardRoute } from './routes/rewards';
+import { approveReviewRoute, listReviewsRoute, rejectReviewRoute } from './routes/reviews';
 import { trackClaim } from './routes/track-claim';
 import { trackConversion } from './routes/track-conversion';
 import { trackRefund } from './routes/track-refund';
@@ -29,5 +30,9 @@ export function apiRoutes(): Router<AppState, AppContext> {
   router.get('/rewards/:id', rateLimit('rewards'), authenticateApiKey, rewards, getRewardRoute);
   router.post('/rewards/:id/approve', rateLimit('rewards'), readRawBody, authenticateApiKey, rewards, approveRewardRoute);
   router.post('/rewards/:id/void', rateLimit('rewards'), readRawBody, authenticateApiKey, rewards, voidRewardRoute);
+  // The fraud review queue (docs/fraud-review.md): every plan has fraud rules, so every plan reviews.
+  router.get('/reviews', rateLimit('review'), authenticateApiKey, allPlans, listReviewsRoute);
+  router.post('/reviews/:id/approve', rateLimit('review'), readRawBody, authenticateApiKey, allPlans, approveReviewRoute);
+  router.post('/reviews/:id/reject', rateLimit('review'), readRawBody, authenticateApiKey, allPlans, rejectReviewRoute);
   return router;
 }

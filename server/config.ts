@@ -12,6 +12,8 @@ export interface RateLimits {
   convert: number;
   /** The rewards endpoints (`/rewards`, `/rewards/{id}`, approve, void), together. */
   rewards: number;
+  /** The fraud review queue (GET /reviews, approve, reject). */
+  review: number;
 }
 
 export interface Config {
@@ -34,6 +36,7 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
   eligibility: 100,
   convert: 100,
   rewards: 100,
+  review: 100,
 };
 
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -75,6 +78,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       eligibility: positiveInt(env, 'RATE_LIMIT_ELIGIBILITY', DEFAULT_RATE_LIMITS.eligibility),
       convert: positiveInt(env, 'RATE_LIMIT_CONVERT', DEFAULT_RATE_LIMITS.convert),
       rewards: positiveInt(env, 'RATE_LIMIT_REWARDS', DEFAULT_RATE_LIMITS.rewards),
+      review: positiveInt(env, 'RATE_LIMIT_REVIEW', DEFAULT_RATE_LIMITS.review),
     },
     apiKeyCacheSeconds: env.API_KEY_CACHE_SECONDS === '0' ? 0 : positiveInt(env, 'API_KEY_CACHE_SECONDS', 60),
   };

@@ -10,7 +10,7 @@ export const ERROR_CODES = {
   plan_required: { status: 403, meaning: "The endpoint needs a higher plan than the brand's" },
   not_found: { status: 404, meaning: 'Referral code, record or route not found' },
   method_not_allowed: { status: 405, meaning: 'The route exists for another method' },
-  conflict: { status: 409, meaning: 'Duplicate (a claim within 24 hours: `claim_id` names the existing one), or a reward transition its status does not allow (voiding a paid or voided reward, approving a voided one)' },
+  conflict: { status: 409, meaning: 'Duplicate (a claim within 24 hours: `claim_id` names the existing one), a reward transition its status does not allow (voiding a paid or voided reward, approving a voided one), or a fraud review already decided (`review_status`)' },
   payload_too_large: { status: 413, meaning: 'The body is over 1 MiB' },
   rate_limited: { status: 429, meaning: 'Too many requests from one IP: retry after `Retry-After` seconds' },
   internal_error: { status: 500, meaning: 'A bug on our side: retrying the same request will not help' },

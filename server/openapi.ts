@@ -7,6 +7,7 @@ import { convertRequestSchema } from './schemas/convert-request';
 import { eligibilityRequestSchema } from './schemas/eligibility-request';
 import { refundRequestSchema } from './schemas/refund-request';
 import { approveRewardSchema, listRewardsQuerySchema, rewardPathSchema, voidRewardSchema } from './schemas/reward-request';
+import { reviewApproveSchema, reviewListQuerySchema, reviewRejectSchema } from './schemas/review-request';
 import { MAX_IDENTIFIER_BYTES, MAX_IDENTIFIER_CHARS, MAX_LINES, MAX_METADATA_BYTES, MAX_STRING } from './schemas/fields';
 import { visitRequestSchema } from './schemas/visit-request';
 
@@ -63,6 +64,12 @@ const rewardEnvelope = { description: 'Success envelope `{success: true, data}`:
 const transition = (summary: string, schema: z.ZodType) => ({
   post: { summary, security: apiKey, parameters: rewardPath, requestBody: body(schema), responses: { ...errors, '200': rewardEnvelope } },
 });
+/** POST /api/v1/reviews/{id}/approve|reject: the review's decision (docs/fraud-review.md). */
+function decide(summary: string, requestBody: object) {
+  const id = { name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } };
+  const decided = { '200': { description: '`{review, reward_credited}`' }, '409': { description: 'Already decided, with review_status' } };
+  return { post: { ...post(summary, requestBody, decided).post, parameters: [id] } };
+}
 
 /** GET /api/v1/openapi.json: the API as OpenAPI 3.1, generated from the same zod schemas. */
 export function openApiDocument() {
@@ -108,6 +115,11 @@ export function openApiDocument() {
       '/api/v1/rewards/{id}/approve': transition('Approve a reward: in review → pending or approved, pending → approved (all plans); 409 when voided or approved', approveRewardSchema),
       '/api/v1/rewards/{id}/void': transition('Void a reward with a reason (all plans); 409 when paid out or already voided', voidRewardSchema),
       '/api/v1/convert': post('Simplified claim from a signed webhook', body(convertRequestSchema), { '201': envelope, '409': { description: 'Duplicate, with claim_id' } }, [{ brandId: [], signature: [] }]),
+      '/api/v1/reviews': {
+        get: { summary: 'Conversions held for fraud review, oldest first', security: apiKey, parameters: parameters(reviewListQuerySchema, 'query'), responses: { ...errors, '200': { description: '`{reviews, next_after}`' } } },
+      },
+      '/api/v1/reviews/{id}/approve': decide('Approve a held conversion: its reward is credited', { ...body(reviewApproveSchema), required: false }),
+      '/api/v1/reviews/{id}/reject': decide('Reject a held conversion: its reward is never credited', body(reviewRejectSchema)),
     },
   };
 }

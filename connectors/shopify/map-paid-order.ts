@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { type ConversionInput, conversionInputSchema } from '../../core/conversions/conversion-input';
 import { Invalid } from '../../core/errors';
+import { canonicalIp } from '../../core/fraud/client-ip';
 import { type Cents, amountFromCents, centsFromDecimal, prorate, toCents } from '../../core/money';
 import { idString } from './parse-lossless-json';
 import { type MoneySet, type ShopifyLineItem, type ShopifyOrder, orderSchema } from './shopify-payloads';
@@ -84,6 +85,8 @@ export function mapPaidOrder(body: unknown, shopDomain: string): MappedPaidOrder
     discount_applied: amountFromCents(coupons.reduce((sum, coupon) => sum + toCents(coupon.discount_amount), 0)),
     total_discount: amountFromCents(shopCents(order.total_discounts_set, order.total_discounts, 'total_discounts')),
     visitor_id: cart.get('visitor_id') ?? null,
+    customer_id: idString(order.customer?.id),
+    customer_ip: canonicalIp(order.browser_ip ?? order.client_details?.browser_ip),
     products: lines.filter((line) => !line.gift_card && line.product.quantity > 0).map((line) => line.product),
     coupons_applied: coupons,
     currency: order.currency ?? order.total_price_set?.shop_money?.currency_code ?? null,

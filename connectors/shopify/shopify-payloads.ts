@@ -93,6 +93,9 @@ export const orderSchema = z.object({
   discount_applications: z.array(z.object({ type: z.string().nullish(), code: z.string().nullish(), title: z.string().nullish() })).nullish(),
   note_attributes: z.array(z.object({ name: z.string(), value: z.unknown() })).nullish(),
   landing_site: z.string().nullish(),
+  // The shopper's IP, for the fraud rules (core/fraud): never refused when malformed, just unused.
+  browser_ip: z.string().nullish().catch(null),
+  client_details: z.object({ browser_ip: z.string().nullish().catch(null) }).nullish().catch(null),
   line_items: z.array(lineItemSchema).nullish(),
   refunds: z.array(refundSchema.partial({ id: true, order_id: true })).nullish(),
   test: z.boolean().nullish(),

@@ -29,6 +29,15 @@ export const brandSettingsSchema = z.object({
   reward_hold_days: z.number().int().nonnegative(),
   /** Advocate claims may spend pending (held) rewards too, not only approved ones. */
   allow_pending_redemption: z.boolean(),
+  /** Fraud rules (docs/fraud-review.md): each switch on by default; a flagged conversion is held for review. */
+  fraud_self_referral: z.boolean(),
+  fraud_velocity: z.boolean(),
+  fraud_disposable_email: z.boolean(),
+  /** More conversions than this per advocate in an hour, or per shopper IP in a day, are flagged; 0 or null: no limit. */
+  fraud_max_per_advocate_hour: z.number().int().nonnegative().nullable(),
+  fraud_max_per_ip_day: z.number().int().nonnegative().nullable(),
+  /** How far back an advocate's own visits count for the same-IP rule. */
+  fraud_ip_window_days: z.number().int().positive(),
 });
 export type BrandSettings = z.infer<typeof brandSettingsSchema>;
 
@@ -56,6 +65,12 @@ interface BrandRow {
   count_test_orders: boolean;
   reward_hold_days: number;
   allow_pending_redemption: boolean;
+  fraud_self_referral: boolean;
+  fraud_velocity: boolean;
+  fraud_disposable_email: boolean;
+  fraud_max_per_advocate_hour: number | null;
+  fraud_max_per_ip_day: number | null;
+  fraud_ip_window_days: number;
   created_at: Date;
 }
 
@@ -77,6 +92,12 @@ function toBrand(row: BrandRow): Brand {
     count_test_orders: row.count_test_orders,
     reward_hold_days: row.reward_hold_days,
     allow_pending_redemption: row.allow_pending_redemption,
+    fraud_self_referral: row.fraud_self_referral,
+    fraud_velocity: row.fraud_velocity,
+    fraud_disposable_email: row.fraud_disposable_email,
+    fraud_max_per_advocate_hour: row.fraud_max_per_advocate_hour,
+    fraud_max_per_ip_day: row.fraud_max_per_ip_day,
+    fraud_ip_window_days: row.fraud_ip_window_days,
     created_at: new Date(row.created_at).toISOString(),
   };
 }

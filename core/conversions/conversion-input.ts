@@ -39,6 +39,9 @@ export const conversionInputSchema = z.object({
   total_discount: z.number().nullish(),
   referral_code: z.string().nullish(),
   visitor_id: z.string().nullish(),
+  /** The platform's or the caller's id of the customer, and the shopper's IP (for the fraud rules). */
+  customer_id: z.string().nullish(),
+  customer_ip: z.string().nullish(),
   claim_id: z.number().int().nullish(),
   referrer_reward_paid: z.number().nullish(),
   referee_reward_paid: z.number().nullish(),

@@ -4,6 +4,10 @@ import type { Brand } from '../brands/brand';
 import { type ClaimRecord, markClaimsConvertedBy } from '../claims/claim-records';
 import { lockKey } from '../db/advisory-lock';
 import { prepared } from '../db/prepared-statement';
+import { canonicalIp } from '../fraud/client-ip';
+import type { FraudReason } from '../fraud/fraud-rules';
+import { openReview } from '../fraud/review-hold';
+import { type ReviewSummary, reviewColumn } from '../fraud/reviews';
 import { creditNewRewards } from '../ledger/reward-ledger';
 import { type Cents, centsFromDecimal, decimalFromCents, percentOf, toCents } from '../money';
 import { type NewRewardOptions, insertNewRewards } from '../rewards/reward-records';
@@ -22,17 +26,20 @@ export interface Attribution {
   via: 'claim_id' | 'referral_code' | 'coupon' | 'pending_claim' | 'visit';
 }
 
+/** A recorded conversion with its fraud review (null: not held). */
+export type ExistingConversion = ConversionRow & { review: ReviewSummary | null };
+
 /** The conversion already recorded for this order: by order_id, else by content hash within 24 h. */
-export async function findExistingConversion(trx: Knex.Transaction, brandId: string, input: ConversionInput): Promise<ConversionRow | undefined> {
+export async function findExistingConversion(trx: Knex.Transaction, brandId: string, input: ConversionInput): Promise<ExistingConversion | undefined> {
   if (input.order_id !== null) {
     // No row lock: a repeat only reads (so it writes no WAL); completeIfPending upgrades atomically.
-    return prepared(trx, trx('conversions').select(CONVERSION_VIEW_COLUMNS).where({ brand_id: brandId, order_id: input.order_id }).first());
+    return prepared(trx, trx('conversions').select([...CONVERSION_VIEW_COLUMNS, reviewColumn(trx)]).where({ brand_id: brandId, order_id: input.order_id }).first());
   }
   if (!input.content_hash) return undefined;
   // No order_id: the same content inside 24 h is the same order. Serialise on the hash.
   await lockKey(trx, `${brandId}:${input.content_hash}`);
   return trx('conversions')
-    .select(CONVERSION_VIEW_COLUMNS)
+    .select([...CONVERSION_VIEW_COLUMNS, reviewColumn(trx)])
     .where({ brand_id: brandId, content_hash: input.content_hash })
     .andWhere('created_at', '>=', trx.raw(`now() - interval '24 hours'`))
     .orderBy('created_at', 'desc')
@@ -44,7 +51,7 @@ export async function findExistingConversion(trx: Knex.Transaction, brandId: str
 export async function completeIfPending(
   trx: Knex.Transaction,
   brand: Brand,
-  row: ConversionRow,
+  row: ConversionRow & { review?: ReviewSummary | null },
   input: ConversionInput,
   rewardOptions: NewRewardOptions = {},
 ): Promise<ConversionView> {
@@ -58,11 +65,15 @@ export async function completeIfPending(
     const current: ConversionRow = await trx('conversions').select(CONVERSION_VIEW_COLUMNS).where({ brand_id: brand.brand_id, conversion_id: row.conversion_id }).first();
     return toConversionView(current);
   }
+  // A review still open holds the reward in review; a rejected one means it is never earned.
+  const review = row.review ?? null;
+  if (review?.status === 'rejected') return toConversionView(updated);
+  const options = { ...rewardOptions, inReview: rewardOptions.inReview === true || review?.status === 'open' };
   await trx.raw(
     `WITH conversion AS (SELECT ?::bigint AS conversion_id, ?::bigint AS advocate_id, 'completed' AS status, ?::numeric AS referrer_reward_paid),
      reward AS (?)
      ?`,
-    [updated.conversion_id, updated.advocate_id, updated.referrer_reward_paid, insertNewRewards(trx, brand, 'conversion', rewardOptions), creditNewRewards(trx, brand.brand_id, 'reward')],
+    [updated.conversion_id, updated.advocate_id, updated.referrer_reward_paid, insertNewRewards(trx, brand, 'conversion', options), creditNewRewards(trx, brand.brand_id, 'reward')],
   );
   return toConversionView(updated);
 }
@@ -77,7 +88,8 @@ function referrerReward(brand: Brand, input: ConversionInput, attribution: Attri
 
 /**
  * Inserts the conversion with its product lines, creates its reward and the reward's ledger entry
- * (when completed) and marks its claim converted, in one statement. undefined: another request recorded the order first.
+ * (when completed; in review when the fraud rules gave `reasons`, with an open review), and marks
+ * its claim converted, in one statement. undefined: another request recorded the order first.
  */
 export async function insertConversion(
   trx: Knex.Transaction,
@@ -85,7 +97,8 @@ export async function insertConversion(
   input: ConversionInput,
   attribution: Attribution,
   rewardOptions: NewRewardOptions = {},
-): Promise<ConversionRow | undefined> {
+  reasons: FraudReason[] = [],
+): Promise<(ConversionRow & { review_id: string | null }) | undefined> {
   const orderValue = toCents(input.order_value);
   const couponDiscount = input.coupons_applied.reduce((sum, coupon) => sum + toCents(coupon.discount_amount ?? 0), 0);
   const discountApplied =
@@ -107,6 +120,8 @@ export async function insertConversion(
     claim_id: attribution.claim?.claim_id ?? null,
     referral_code: attribution.referral_code,
     visitor_id: input.visitor_id ?? null,
+    customer_id: input.customer_id ?? null,
+    customer_ip: canonicalIp(input.customer_ip),
     email: input.email?.trim() ?? null,
     email_normalized: input.email === null ? null : normalizeEmail(input.email),
     customer_name: input.customer_name ?? null,
@@ -138,18 +153,20 @@ export async function insertConversion(
      ),
      reward AS (?),
      credit AS (?),
+     review AS (?),
      claim AS (?)
-     SELECT * FROM conversion`,
+     SELECT conversion.*, (SELECT max(review_id) FROM review) AS review_id FROM conversion`,
     [
       insert,
       brand.brand_id,
       JSON.stringify(productRows(input)),
-      insertNewRewards(trx, brand, 'conversion', rewardOptions),
+      insertNewRewards(trx, brand, 'conversion', { ...rewardOptions, inReview: rewardOptions.inReview === true || reasons.length > 0 }),
       creditNewRewards(trx, brand.brand_id, 'reward'),
+      openReview(trx, brand.brand_id, 'conversion', reasons),
       markClaimsConvertedBy(trx, brand.brand_id, 'conversion'),
     ],
   ));
-  return (rows as ConversionRow[])[0];
+  return (rows as Array<ConversionRow & { review_id: string | null }>)[0];
 }
 
 /** INSERT … ON CONFLICT DO NOTHING of one conversions row with these columns: a lost race returns no row. */

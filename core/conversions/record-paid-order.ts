@@ -5,6 +5,8 @@ import { assertBrandActive } from '../brands/brand-status';
 import { planAllows } from '../brands/plan-features';
 import { type ClaimRecord, newestPendingClaim } from '../claims/claim-records';
 import { claimForRedemption } from '../claims/redemption-claim';
+import type { ReviewSummary } from '../fraud/reviews';
+import { screenConversion } from '../fraud/screen-conversion';
 import { type OrderCodes, type Referrer, findReferrer } from './attribute-conversion';
 import type { ConversionInput } from './conversion-input';
 import { type Attribution, completeIfPending, findExistingConversion, insertConversion } from './conversion-records';
@@ -20,7 +22,13 @@ export interface PaidOrderInput extends OrderCodes {
 
 export type ConversionResult =
   | { attributed: false }
-  | { attributed: true; duplicate: boolean; conversion: ConversionView };
+  | {
+      attributed: true;
+      duplicate: boolean;
+      conversion: ConversionView;
+      /** The fraud review holding its reward (core/fraud), or null when the rules let it through. */
+      review: ReviewSummary | null;
+    };
 
 export interface PaidOrderResult {
   result: ConversionResult;
@@ -32,32 +40,36 @@ export interface PaidOrderResult {
  * The one way a paid order is recorded, whoever reports it (POST /track/conversion, Shopify,
  * Medusa): the brand must be active; a repeat of an order returns the stored conversion
  * (`duplicate`, even when both requests race: the unique key decides); otherwise its referrer is
- * resolved once, a redeemed referral discount code becomes a claim where the plan has claims, and
- * the conversion, its reward credit and its claim's status are written together.
+ * resolved once, a redeemed referral discount code becomes a claim where the plan has claims, the
+ * brand's fraud rules screen it (a flagged one is held for review: written, not credited), and the
+ * conversion, its reward credit (or review) and its claim's status are written together.
  */
 export async function recordPaidOrder(trx: Knex.Transaction, brand: Brand, order: PaidOrderInput): Promise<PaidOrderResult> {
   assertBrandActive(brand);
   const input = order.conversion;
   const rewardOptions = { inReview: order.reward_in_review === true };
   const existing = await findExistingConversion(trx, brand.brand_id, input);
-  if (existing) return duplicateOf(await completeIfPending(trx, brand, existing, input, rewardOptions));
+  if (existing) return duplicateOf(await completeIfPending(trx, brand, existing, input, rewardOptions), existing.review);
 
   const referrer = await findReferrer(trx, brand, input, order);
   if (!referrer) return { result: { attributed: false }, claim_id: null };
   const attribution = await attributionOf(trx, brand, order, referrer);
 
-  const inserted = await insertConversion(trx, brand, input, attribution, rewardOptions);
+  const reasons = await screenConversion(trx, brand, input, attribution.advocate_id);
+  const inserted = await insertConversion(trx, brand, input, attribution, rewardOptions, reasons);
   if (!inserted) {
     // Lost a race on (brand_id, order_id): the other request's row is committed now.
     const winner = await findExistingConversion(trx, brand.brand_id, input);
     if (!winner) throw new Error(`conversion for order ${input.order_id} vanished after a conflict`);
-    return duplicateOf(await completeIfPending(trx, brand, winner, input, rewardOptions));
+    return duplicateOf(await completeIfPending(trx, brand, winner, input, rewardOptions), winner.review);
   }
-  return { result: { attributed: true, duplicate: false, conversion: toConversionView(inserted) }, claim_id: attribution.claim?.claim_id ?? null };
+  const review: ReviewSummary | null = inserted.review_id === null ? null : { review_id: Number(inserted.review_id), status: 'open', reasons };
+  return { result: { attributed: true, duplicate: false, conversion: toConversionView(inserted), review }, claim_id: attribution.claim?.claim_id ?? null };
 }
 
-function duplicateOf(conversion: ConversionView): PaidOrderResult {
-  return { result: { attributed: true, duplicate: true, conversion }, claim_id: conversion.claim_id };
+/** A repeat is answered as stored, with its review as it stands now; the rules are not run again. */
+function duplicateOf(conversion: ConversionView, review: ReviewSummary | null): PaidOrderResult {
+  return { result: { attributed: true, duplicate: true, conversion, review }, claim_id: conversion.claim_id };
 }
 
 /** The claim a code-referred order links to: its redemption's claim when one is due, else the customer's pending claim. */

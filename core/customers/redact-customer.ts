@@ -18,7 +18,8 @@ export async function redactCustomer(trx: Knex.Transaction, brandId: string, sub
   const placeholder = `redacted-${randomUUID()}@redacted.invalid`;
   // metadata.customer: the platform's id and phone of an email-less order's customer.
   const anonymous = { email: placeholder, email_normalized: placeholder, customer_name: null, visitor_id: null, metadata: trx.raw("metadata - 'customer'"), updated_at: trx.fn.now() };
-  const conversions = await subjectRows(trx, 'conversions', brandId, subject).update(anonymous);
+  // customer_id and customer_ip: what the fraud rules compared (core/fraud).
+  const conversions = await subjectRows(trx, 'conversions', brandId, subject).update({ ...anonymous, customer_id: null, customer_ip: null });
   const claims = await subjectRows(trx, 'claims', brandId, subject).update({ ...anonymous, phone: null });
   const advocates = subject.email
     ? await trx('advocates')

@@ -4,6 +4,7 @@ import { findReferralCode } from '../advocates/advocates';
 import { normalizeCode } from '../advocates/normalize';
 import type { Brand } from '../brands/brand';
 import { Invalid, NotFound } from '../errors';
+import { canonicalIp } from '../fraud/client-ip';
 import { VISITOR_ID_PATTERN, type VisitInput } from './visit-input';
 
 export interface VisitResult {
@@ -45,6 +46,7 @@ export async function recordVisit(trx: Knex.Transaction, brand: Brand, input: Vi
     utm_source: input.utm_source ?? null,
     utm_medium: input.utm_medium ?? null,
     utm_campaign: input.utm_campaign ?? null,
+    ip_address: canonicalIp(input.ip_address),
   });
 
   return {

@@ -14,5 +14,7 @@ export const visitInputSchema = z.object({
   utm_source: z.string().nullish(),
   utm_medium: z.string().nullish(),
   utm_campaign: z.string().nullish(),
+  /** The visitor's IP (the body's ip_address, else the request's client IP), for the fraud rules. */
+  ip_address: z.string().nullish(),
 });
 export type VisitInput = z.infer<typeof visitInputSchema>;

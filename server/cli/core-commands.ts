@@ -3,12 +3,20 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../../core/brands/api-k
 import { PLANS, createBrand, getBrand, listBrands, updateBrand } from '../../core/brands/brand';
 import { migrateToLatest } from '../../core/db/migrate';
 import { inTransaction } from '../../core/db/transaction';
+import { REVIEW_STATUSES, decideReview, listReviews } from '../../core/fraud/reviews';
 import { rewardBalance } from '../../core/ledger/reward-ledger';
 import { advocateFlag, brandFlag, choiceFlag, numberFlag, optionalFlag, requiredFlag } from './args';
 import { CliError } from './cli-error';
 import type { Command } from './command';
 
 const REWARD_TYPES = ['fixed', 'percentage'] as const;
+
+/** --review ID: a positive integer. */
+function reviewFlag(flags: Parameters<Command['run']>[0]): number {
+  const reviewId = numberFlag(flags, 'review', { integer: true });
+  if (!reviewId) throw new CliError('--review is required (a review id, from `review list`)');
+  return reviewId;
+}
 
 /** --flag yes|no → true/false; absent → undefined. */
 function yesNoFlag(flags: Parameters<Command['run']>[0], name: string): boolean | undefined {
@@ -29,9 +37,16 @@ function brandSettingsFlags(flags: Parameters<Command['run']>[0]) {
     count_test_orders: yesNoFlag(flags, 'count-test-orders'),
     reward_hold_days: numberFlag(flags, 'reward-hold-days', { integer: true }),
     allow_pending_redemption: yesNoFlag(flags, 'allow-pending-redemption'),
+    fraud_self_referral: yesNoFlag(flags, 'fraud-self-referral'),
+    fraud_velocity: yesNoFlag(flags, 'fraud-velocity'),
+    fraud_disposable_email: yesNoFlag(flags, 'fraud-disposable-email'),
+    fraud_max_per_advocate_hour: numberFlag(flags, 'fraud-max-per-advocate-hour', { integer: true }),
+    fraud_max_per_ip_day: numberFlag(flags, 'fraud-max-per-ip-day', { integer: true }),
+    fraud_ip_window_days: numberFlag(flags, 'fraud-ip-window-days', { integer: true }),
   };
   if (settings.attribution_window_days === 0) throw new CliError('--attribution-window-days must be at least 1');
   if ((settings.reward_hold_days ?? 0) > 3650) throw new CliError('--reward-hold-days must be at most 3650');
+  if (settings.fraud_ip_window_days === 0) throw new CliError('--fraud-ip-window-days must be at least 1');
   for (const percentKey of [['reward_type', 'reward_value'], ['referee_discount_type', 'referee_discount_value']] as const) {
     const [typeKey, valueKey] = percentKey;
     if (settings[typeKey] === 'percentage' && (settings[valueKey] ?? 0) > 100) {
@@ -82,7 +97,9 @@ export const coreCommands: Record<string, Command> = {
       'brand settings --brand ID [--plan P] [--attribution-model last_click|first_click] [--attribution-window-days N] ' +
       '[--referee-discount-type fixed|percentage] [--referee-discount-value V] [--referee-min-purchase V] ' +
       '[--referee-discount-cap V] [--reward-type fixed|percentage] [--reward-value V] [--count-test-orders yes|no] ' +
-      '[--reward-hold-days N] [--allow-pending-redemption yes|no] [--json]',
+      '[--reward-hold-days N] [--allow-pending-redemption yes|no] ' +
+      '[--fraud-self-referral yes|no] [--fraud-velocity yes|no] [--fraud-disposable-email yes|no] ' +
+      '[--fraud-max-per-advocate-hour N] [--fraud-max-per-ip-day N] [--fraud-ip-window-days N] [--json]',
     async run(flags, { db }) {
       const brandId = brandFlag(flags);
       const plan = choiceFlag(flags, 'plan', PLANS);
@@ -157,6 +174,34 @@ export const coreCommands: Record<string, Command> = {
       const advocateId = advocateFlag(flags);
       await getAdvocate(db, brandId, advocateId);
       return rewardBalance(db, brandId, advocateId);
+    },
+  },
+  'review list': {
+    usage: 'review list --brand ID [--status open|approved|rejected] [--after REVIEW_ID] [--limit N] [--json]',
+    async run(flags, { db }) {
+      const brandId = brandFlag(flags);
+      const limit = numberFlag(flags, 'limit', { integer: true }) ?? 50;
+      if (limit < 1 || limit > 200) throw new CliError('--limit must be from 1 to 200');
+      const query = { status: choiceFlag(flags, 'status', REVIEW_STATUSES), after: numberFlag(flags, 'after', { integer: true }), limit };
+      return listReviews(db, await getBrand(db, brandId), query);
+    },
+  },
+  'review approve': {
+    usage: 'review approve --brand ID --review REVIEW_ID [--note TEXT] [--by NAME] [--json]',
+    async run(flags, { db }) {
+      const [brandId, reviewId] = [brandFlag(flags), reviewFlag(flags)];
+      const decision = { decision: 'approved' as const, decided_by: optionalFlag(flags, 'by') ?? 'cli', note: optionalFlag(flags, 'note') ?? null };
+      const brand = await getBrand(db, brandId);
+      return inTransaction(db, (trx) => decideReview(trx, brand, reviewId, decision));
+    },
+  },
+  'review reject': {
+    usage: 'review reject --brand ID --review REVIEW_ID --reason TEXT [--by NAME] [--json]',
+    async run(flags, { db }) {
+      const [brandId, reviewId] = [brandFlag(flags), reviewFlag(flags)];
+      const decision = { decision: 'rejected' as const, decided_by: optionalFlag(flags, 'by') ?? 'cli', note: requiredFlag(flags, 'reason') };
+      const brand = await getBrand(db, brandId);
+      return inTransaction(db, (trx) => decideReview(trx, brand, reviewId, decision));
     },
   },
 };

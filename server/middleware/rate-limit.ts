@@ -10,7 +10,7 @@ type Limiter = RateLimiterMemory | RateLimiterPostgres;
 const MINUTE = { seconds: 60, name: 'minute' };
 const HOUR = { seconds: 3600, name: 'hour' };
 
-/** The spec's windows: visits, eligibility and /convert per minute; claims, conversions, refunds per hour. */
+/** The spec's windows: visits, eligibility and /convert per minute; claims, conversions, refunds per hour; reviews (ours) per minute. */
 export const WINDOWS: Record<Endpoint, { seconds: number; name: string }> = {
   visit: MINUTE,
   claim: HOUR,
@@ -19,6 +19,7 @@ export const WINDOWS: Record<Endpoint, { seconds: number; name: string }> = {
   eligibility: MINUTE,
   convert: MINUTE,
   rewards: MINUTE,
+  review: MINUTE,
 };
 
 /**

@@ -30,5 +30,6 @@ export async function trackConversion(ctx: Ctx): Promise<void> {
     return;
   }
   ctx.status = result.duplicate ? 200 : 201;
-  ctx.body = { success: true, data: { ...result.conversion, attributed: true, duplicate: result.duplicate } };
+  // review: the fraud review holding the advocate's reward (null: not held).
+  ctx.body = { success: true, data: { ...result.conversion, attributed: true, duplicate: result.duplicate, review: result.review } };
 }

@@ -4,7 +4,7 @@ import type { ConversionInput } from '../../core/conversions/conversion-input';
 import { REFERRAL_TYPES } from '../../core/conversions/referral-type';
 import { decimalFromCents, toCents } from '../../core/money';
 import { contentHash } from './content-hash';
-import { amount, couponEntry, discountValue, email, identifier, lines, looseIdentifier, metadata, orderId, recordId, text } from './fields';
+import { amount, couponEntry, customerId, discountValue, email, identifier, ipAddress, lines, looseIdentifier, metadata, orderId, recordId, text } from './fields';
 import { itemLines, productLines } from './product-line';
 
 /** Fields both conversion forms accept. */
@@ -12,6 +12,9 @@ const common = {
   customer_name: text().optional(),
   referral_code: identifier().optional(),
   visitor_id: looseIdentifier().optional(),
+  /** For the fraud rules: your customer id and the shopper's IP (a conversion is reported by your server, not the shopper's browser). */
+  customer_id: customerId().optional(),
+  ip_address: ipAddress().optional(),
   claim_id: recordId().optional(),
   referrer_reward_paid: amount().optional(),
   referee_reward_paid: amount().optional(),
@@ -71,6 +74,8 @@ function commonInput(body: Common) {
     customer_name: body.customer_name,
     referral_code: body.referral_code,
     visitor_id: body.visitor_id,
+    customer_id: body.customer_id,
+    customer_ip: body.ip_address,
     claim_id: body.claim_id,
     referrer_reward_paid: body.referrer_reward_paid,
     referee_reward_paid: body.referee_reward_paid,

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { hasAtMostDecimals, isWholeCents, PERCENT_DECIMALS } from '../../core/money';
 
@@ -60,6 +61,17 @@ export const orderId = () => z.union([identifier(), integerId()]);
 
 /** A caller's refund id, the same way. */
 export const refundId = orderId;
+
+/** A platform's or the caller's customer id, the same way. */
+export const customerId = orderId;
+
+/** The shopper's IPv4 or IPv6 address, as the fraud rules compare it. */
+export const ipAddress = () =>
+  z
+    .string()
+    .trim()
+    .refine((value) => isIP(value) !== 0, { error: 'must be an IPv4 or IPv6 address' })
+    .meta({ description: "The shopper's IPv4 or IPv6 address (not your server's)" });
 
 /** A database id we issued (claim_id, conversion_id). */
 export const recordId = () => z.number().int({ error: 'must be an integer id' }).positive({ error: 'must be a positive integer id' });

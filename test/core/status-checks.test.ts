@@ -5,6 +5,7 @@ import { CLAIM_STATUSES } from '../../core/claims/claim-status';
 import { DISCOUNT_TYPES } from '../../core/claims/discount-type';
 import { CONVERSION_STATUSES } from '../../core/conversions/conversion-status';
 import { REFERRAL_TYPES } from '../../core/conversions/referral-type';
+import { REVIEW_STATUSES } from '../../core/fraud/reviews';
 import { LEDGER_ENTRY_KINDS } from '../../core/ledger/entry-kind';
 import { givenAdvocate, givenBrand } from '../helpers/fixtures';
 import { type TestApp, startTestApp } from '../helpers/test-app';
@@ -39,6 +40,7 @@ describe('statuses and kinds: the unions in core and the CHECKs in the database 
     ['brands_reward_type_check', REWARD_TYPES],
     ['brands_referee_discount_type_check', REWARD_TYPES],
     ['brands_attribution_model_check', ATTRIBUTION_MODELS],
+    ['referral_reviews_status_check', REVIEW_STATUSES],
   ])('%s allows exactly the values of its union', async (constraint, values) => {
     expect(await allowedBy(constraint)).toEqual([...values].sort());
   });

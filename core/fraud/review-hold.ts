@@ -1,0 +1,44 @@
+import type { Knex } from 'knex';
+import type { Brand } from '../brands/brand';
+import { rewardSums } from '../ledger/reward-ledger';
+import type { Cents } from '../money';
+import { lockRewardOfConversion } from '../rewards/reward-records';
+import { approveReward, voidReward } from '../rewards/reward-transitions';
+import type { FraudReason } from './fraud-rules';
+
+/**
+ * How a review holds, releases and rejects a flagged conversion's reward, on the reward lifecycle
+ * (docs/reward-lifecycle.md): a flagged conversion's reward is created `in_review`; approving the
+ * review approves the reward (pending until the hold ends, or approved), rejecting it voids it.
+ */
+
+/**
+ * The CTE body that opens a review for a conversion inserted in the same statement (CTE `source`)
+ * when the rules gave reasons; none: inserts nothing. Returns `review_id`.
+ */
+export function openReview(db: Knex.Transaction, brandId: string, source: string, reasons: FraudReason[]): Knex.Raw {
+  return db.raw(
+    `INSERT INTO referral_reviews (brand_id, conversion_id, advocate_id, reasons)
+     SELECT ?, conversion_id, advocate_id, CAST(? AS jsonb) FROM ?? WHERE ?::boolean RETURNING review_id`,
+    [brandId, JSON.stringify(reasons), source, reasons.length > 0],
+  );
+}
+
+/**
+ * An approved review releases its reward from review (nothing to do when the order has no reward,
+ * or a refund in full already voided it). Returns what became spendable at once (0 while the
+ * brand's hold still runs).
+ */
+export async function releaseHeldReward(trx: Knex.Transaction, brand: Brand, conversionId: number, actor: string, note: string | null): Promise<Cents> {
+  const reward = await lockRewardOfConversion(trx, brand.brand_id, conversionId);
+  if (!reward || reward.status !== 'in_review') return 0;
+  const approved = await approveReward(trx, brand, { reward_id: Number(reward.reward_id), actor, reason: note ?? 'fraud review approved' });
+  return approved.status === 'approved' ? (await rewardSums(trx, brand.brand_id, approved.reward_id)).approved : 0;
+}
+
+/** A rejected review voids its reward, which was never spendable. */
+export async function rejectHeldReward(trx: Knex.Transaction, brand: Brand, conversionId: number, actor: string, reason: string): Promise<void> {
+  const reward = await lockRewardOfConversion(trx, brand.brand_id, conversionId);
+  if (!reward || reward.status !== 'in_review') return;
+  await voidReward(trx, brand, { reward_id: Number(reward.reward_id), actor, reason: `fraud review rejected: ${reason}` });
+}
