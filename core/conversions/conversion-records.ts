@@ -6,6 +6,8 @@ import { lockKey } from '../db/advisory-lock';
 import { prepared } from '../db/prepared-statement';
 import { creditNewConversion, creditReward } from '../ledger/reward-ledger';
 import { type Cents, centsFromDecimal, decimalFromCents, percentOf, toCents } from '../money';
+import { emitWebhookEvents } from '../webhooks/emit-event';
+import { rewardCredited } from '../webhooks/conversion-events';
 import type { ConversionInput } from './conversion-input';
 import { CONVERSION_VIEW_COLUMNS, type ConversionRow, type ConversionView, toConversionView } from './conversion-view';
 
@@ -56,13 +58,16 @@ export async function completeIfPending(
     const current: ConversionRow = await trx('conversions').select(CONVERSION_VIEW_COLUMNS).where({ brand_id: brand.brand_id, conversion_id: row.conversion_id }).first();
     return toConversionView(current);
   }
-  await creditReward(trx, {
+  const credited = await creditReward(trx, {
     brandId: brand.brand_id,
     advocateId: Number(updated.advocate_id),
     conversionId: Number(updated.conversion_id),
     amount: centsFromDecimal(updated.referrer_reward_paid),
   });
-  return toConversionView(updated);
+  const conversion = toConversionView(updated);
+  // Webhooks (docs/webhooks.md): the upgrade credits the reward now.
+  if (credited) await emitWebhookEvents(trx, brand.brand_id, [rewardCredited(conversion)]);
+  return conversion;
 }
 
 function referrerReward(brand: Brand, input: ConversionInput, attribution: Attribution, orderValue: Cents): Cents {

@@ -5,6 +5,8 @@ import { assertBrandActive } from '../brands/brand-status';
 import { planAllows } from '../brands/plan-features';
 import { type ClaimRecord, newestPendingClaim } from '../claims/claim-records';
 import { claimForRedemption } from '../claims/redemption-claim';
+import { emitWebhookEvents } from '../webhooks/emit-event';
+import { conversionCreatedEvents } from '../webhooks/conversion-events';
 import { type OrderCodes, type Referrer, findReferrer } from './attribute-conversion';
 import type { ConversionInput } from './conversion-input';
 import { type Attribution, completeIfPending, findExistingConversion, insertConversion } from './conversion-records';
@@ -50,7 +52,10 @@ export async function recordPaidOrder(trx: Knex.Transaction, brand: Brand, order
     if (!winner) throw new Error(`conversion for order ${input.order_id} vanished after a conflict`);
     return duplicateOf(await completeIfPending(trx, brand, winner, input));
   }
-  return { result: { attributed: true, duplicate: false, conversion: toConversionView(inserted) }, claim_id: attribution.claim?.claim_id ?? null };
+  const conversion = toConversionView(inserted);
+  // Webhooks (docs/webhooks.md): in the batch's transaction; a duplicate returned above emits nothing.
+  await emitWebhookEvents(trx, brand.brand_id, conversionCreatedEvents(conversion));
+  return { result: { attributed: true, duplicate: false, conversion }, claim_id: attribution.claim?.claim_id ?? null };
 }
 
 function duplicateOf(conversion: ConversionView): PaidOrderResult {

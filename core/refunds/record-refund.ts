@@ -6,6 +6,8 @@ import type { ConversionStatus } from '../conversions/conversion-status';
 import { Invalid, NotFound } from '../errors';
 import { returnRedemption, reverseConversionReward } from '../ledger/reward-ledger';
 import { type Cents, amountFromCents, centsFromDecimal, decimalFromCents, toCents } from '../money';
+import { emitWebhookEvents } from '../webhooks/emit-event';
+import { refundEvents } from '../webhooks/conversion-events';
 import type { RefundInput, RefundResult } from './refund-input';
 
 /** The conversions columns a refund reads (CONVERSION_COLUMNS), as the driver returns them. */
@@ -105,7 +107,7 @@ export async function recordRefund(trx: Knex.Transaction, brand: Brand, input: R
     }
   }
 
-  return {
+  const result: RefundResult = {
     duplicate: false,
     status,
     claim_updated: target.claim !== null,
@@ -118,6 +120,9 @@ export async function recordRefund(trx: Knex.Transaction, brand: Brand, input: R
     remaining: amountFromCents(orderValue - refundedTotal),
     reward_reversed: amountFromCents(rewardReversed),
   };
+  // Webhooks (docs/webhooks.md): in this transaction; a refused or repeated refund emits nothing.
+  if (target.conversion) await emitWebhookEvents(trx, brandId, refundEvents(result, Number(target.conversion.advocate_id)));
+  return result;
 }
 
 function refundAmount(input: RefundInput, refundedBefore: Cents, remaining: Cents): Cents {
