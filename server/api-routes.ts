@@ -12,6 +12,7 @@ import { trackClaim } from './routes/track-claim';
 import { trackConversion } from './routes/track-conversion';
 import { trackRefund } from './routes/track-refund';
 import { trackVisit } from './routes/track-visit';
+import { webhookEndpointRoutes } from './routes/webhook-endpoints';
 
 /** /api/v1: every route is rate-limited per IP, then reads its raw body, authenticates, gates by plan. */
 export function apiRoutes(): Router<AppState, AppContext> {
@@ -23,5 +24,6 @@ export function apiRoutes(): Router<AppState, AppContext> {
   router.post('/track/claim', rateLimit('claim'), readRawBody, authenticateApiKey, requirePlan(...FEATURE_PLANS.claims), trackClaim);
   router.post('/track/check-eligibility', rateLimit('eligibility'), readRawBody, authenticateApiKey, allPlans, checkEligibilityRoute);
   router.post('/convert', rateLimit('convert'), readRawBody, verifyAlSignature, convert);
+  webhookEndpointRoutes(router, readRawBody, authenticateApiKey, allPlans);
   return router;
 }

@@ -19,6 +19,8 @@ import { EXIT } from './exit-codes';
 import { loadLifecycleSettings } from './lifecycle-settings';
 import { createLogger } from './logger';
 import { shutdownOnSignals } from './shutdown-on-signals';
+import { startWebhookWorker } from './webhooks/deliver-webhooks';
+import { webhookSettingsOf } from './webhooks/webhook-settings';
 
 function closed(server: net.Server | null): Promise<void> {
   return new Promise((resolve) => (server ? server.close(() => resolve()) : resolve()));
@@ -75,6 +77,7 @@ async function main(): Promise<void> {
   const cacheInvalidation = startCacheInvalidation({ databaseUrl: config.databaseUrl, logger });
   const app = createApp({ db, config, logger, connectors });
   const workers = startConnectorWorkers(connectors, { db, config, logger });
+  const webhookWorker = startWebhookWorker({ db, encryptionSecret: config.keyEncryptionSecret, settings: webhookSettingsOf(config), logger });
   const server = http.createServer(app.callback());
   const httpServer = drainable(server);
   await new Promise<void>((resolve, reject) => {
@@ -88,6 +91,7 @@ async function main(): Promise<void> {
     const adminClosed = closed(admin);
     await httpServer.drain();
     await workers.stop();
+    await webhookWorker.stop();
     await cacheInvalidation.stop();
     await adminClosed;
     await db.destroy();

@@ -8,6 +8,7 @@ import { eligibilityRequestSchema } from './schemas/eligibility-request';
 import { refundRequestSchema } from './schemas/refund-request';
 import { MAX_IDENTIFIER_BYTES, MAX_IDENTIFIER_CHARS, MAX_LINES, MAX_METADATA_BYTES, MAX_STRING } from './schemas/fields';
 import { visitRequestSchema } from './schemas/visit-request';
+import { deliveryQuerySchema, webhookEndpointRequestSchema } from './schemas/webhook-endpoint-request';
 
 /** The request body as JSON Schema, derived from the zod schema that parses it (never hand-written). */
 function body(schema: z.ZodType) {
@@ -46,6 +47,39 @@ function post(summary: string, requestBody: object, responses: Record<string, ob
   return { post: { summary, security, requestBody, responses: { ...errors, ...responses } } };
 }
 
+/** An operation without a request body; `parameters` from the path (and a query schema). */
+function operation(summary: string, responses: Record<string, object>, parameters: object[] = []) {
+  return { summary, security: apiKey, parameters, responses: { ...errors, ...responses } };
+}
+const pathId = (description: string) => ({ name: 'id', in: 'path', required: true, description, schema: { type: 'string' } });
+const endpointId = pathId('Webhook endpoint id (`ep_…`)');
+function queryParameters(schema: z.ZodObject) {
+  const json = z.toJSONSchema(schema, { io: 'input' }) as { properties: Record<string, object> };
+  return Object.entries(json.properties).map(([name, property]) => ({ name, in: 'query', required: false, schema: property }));
+}
+
+/** Outbound webhook endpoints and their delivery log (docs/webhooks.md). */
+function webhookPaths() {
+  return {
+    '/api/v1/webhook-endpoints': {
+      ...post('Register a webhook endpoint; the signing secret (`whsec_…`) is in this answer only', body(webhookEndpointRequestSchema), { '201': envelope }),
+      get: operation('List the brand\'s webhook endpoints, with status and disabled_reason', { '200': envelope }),
+    },
+    '/api/v1/webhook-endpoints/{id}': {
+      get: operation('One webhook endpoint', { '200': envelope }, [endpointId]),
+      delete: operation('Remove a webhook endpoint and its delivery log', { '200': envelope }, [endpointId]),
+    },
+    '/api/v1/webhook-endpoints/{id}/enable': { post: operation('Re-enable a disabled endpoint', { '200': envelope }, [endpointId]) },
+    '/api/v1/webhook-endpoints/{id}/test': { post: operation('Send a `webhook.test` event now, once; answers the delivery as it ended', { '200': envelope }, [endpointId]) },
+    '/api/v1/webhook-endpoints/{id}/deliveries': {
+      get: operation('The endpoint\'s deliveries, newest first', { '200': envelope }, [endpointId, ...queryParameters(deliveryQuerySchema)]),
+    },
+    '/api/v1/webhook-deliveries/{id}/replay': {
+      post: operation('Send a delivery\'s event again (same webhook-id) as a new delivery', { '201': envelope }, [pathId('Webhook delivery id')]),
+    },
+  };
+}
+
 /** GET /api/v1/openapi.json: the API as OpenAPI 3.1, generated from the same zod schemas. */
 export function openApiDocument() {
   return {
@@ -76,6 +110,7 @@ export function openApiDocument() {
       '/api/v1/track/conversion': post('Record a paid order', body(z.union([conversionPrimarySchema, conversionAlternateSchema])), { '201': envelope, '200': { description: 'Duplicate order_id, or `attributed: false`' } }),
       '/api/v1/track/refund': post('Record a full or partial refund', body(refundRequestSchema), { '200': envelope }),
       '/api/v1/track/check-eligibility': post('May this customer get a referral discount?', body(eligibilityRequestSchema), { '200': { description: '`{eligible: true}` or `{eligible: false, error, message}`' } }),
+      ...webhookPaths(),
       '/api/v1/convert': post('Simplified claim from a signed webhook', body(convertRequestSchema), { '201': envelope, '409': { description: 'Duplicate, with claim_id' } }, [{ brandId: [], signature: [] }]),
     },
   };

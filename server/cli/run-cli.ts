@@ -5,10 +5,11 @@ import { splitArgs } from './args';
 import { CliError } from './cli-error';
 import type { CliEnv, Command } from './command';
 import { coreCommands } from './core-commands';
+import { webhookCommands } from './webhook-commands';
 
 /** Every command of `referrals`, by its words: the core's, then each connector's. */
 function commandsOf(connectors: readonly ConnectorParts[]): Record<string, Command> {
-  return Object.assign({}, coreCommands, ...connectors.map((connector) => connector.cliCommands ?? {}));
+  return Object.assign({}, coreCommands, webhookCommands, ...connectors.map((connector) => connector.cliCommands ?? {}));
 }
 
 export interface CliOutput {
