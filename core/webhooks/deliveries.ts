@@ -131,12 +131,13 @@ export interface DueDelivery {
  * means two workers never take the same one, and a worker that dies mid-send leaves it to be
  * taken again when the lease runs out. The attempt itself runs outside any transaction.
  */
-export async function takeDueDeliveries(db: Knex, options: { limit: number; leaseSeconds: number }): Promise<DueDelivery[]> {
+export async function takeDueDeliveries(db: Knex, options: { limit: number; leaseSeconds: number; brandId?: string }): Promise<DueDelivery[]> {
   const { rows } = await db.raw(
     `WITH due AS (
        SELECT d.brand_id, d.delivery_id FROM webhook_deliveries d
          JOIN webhook_endpoints endpoint ON endpoint.brand_id = d.brand_id AND endpoint.endpoint_id = d.endpoint_id
         WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND endpoint.status = 'active'
+          AND (?::uuid IS NULL OR d.brand_id = ?::uuid)
         ORDER BY d.next_attempt_at
         LIMIT ?
         FOR UPDATE OF d SKIP LOCKED
@@ -147,7 +148,7 @@ export async function takeDueDeliveries(db: Knex, options: { limit: number; leas
         AND endpoint.brand_id = d.brand_id AND endpoint.endpoint_id = d.endpoint_id
         AND event.brand_id = d.brand_id AND event.event_id = d.event_id
      RETURNING d.brand_id, d.delivery_id, d.endpoint_id, d.event_id, event.type, d.attempts, endpoint.url, endpoint.secret_encrypted, event.payload`,
-    [options.limit, options.leaseSeconds],
+    [options.brandId ?? null, options.brandId ?? null, options.limit, options.leaseSeconds],
   );
   return rows as DueDelivery[];
 }

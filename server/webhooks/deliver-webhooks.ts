@@ -42,9 +42,12 @@ async function attempt(deps: DeliveryDeps, delivery: DueDelivery): Promise<Deliv
   return recorded.status;
 }
 
-/** One pass: takes the due deliveries (FOR UPDATE SKIP LOCKED) and sends them at once. Returns how many. */
-export async function deliverDueWebhooks(deps: DeliveryDeps): Promise<number> {
-  const due = await takeDueDeliveries(deps.db, { limit: PASS_SIZE, leaseSeconds: leaseSeconds(deps.settings) });
+/**
+ * One pass: takes the due deliveries (FOR UPDATE SKIP LOCKED) and sends them at once; `brandId`
+ * limits it to one brand's (tests, an operator's one-off run). Returns how many it took.
+ */
+export async function deliverDueWebhooks(deps: DeliveryDeps, brandId?: string): Promise<number> {
+  const due = await takeDueDeliveries(deps.db, { limit: PASS_SIZE, leaseSeconds: leaseSeconds(deps.settings), brandId });
   await Promise.all(due.map((delivery) => attempt(deps, delivery)));
   return due.length;
 }
