@@ -1,27 +1,14 @@
 import { z } from 'zod';
-
-const number = (name: string, fallback: number, check: (value: number) => boolean, must: string) =>
-  z
-    .string()
-    .trim()
-    .optional()
-    .transform((raw, ctx) => {
-      if (!raw) return fallback;
-      const value = Number(raw);
-      if (Number.isFinite(value) && check(value)) return value;
-      ctx.addIssue({ code: 'custom', message: `${name} must be ${must}, got "${raw}"` });
-      return z.NEVER;
-    });
-const positiveWhole = (name: string, fallback: number) => number(name, fallback, (v) => Number.isInteger(v) && v > 0, 'a positive whole number');
+import { envNumber, wholeNumber } from '../env-number';
 
 const webhookSchema = z
   .object({
-    WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false', '']).optional(),
-    WEBHOOK_TIMEOUT_MS: positiveWhole('WEBHOOK_TIMEOUT_MS', 10_000),
-    WEBHOOK_WORKER_INTERVAL_MS: positiveWhole('WEBHOOK_WORKER_INTERVAL_MS', 2_000),
-    WEBHOOK_RETRY_SCALE: number('WEBHOOK_RETRY_SCALE', 1, (v) => v > 0 && v <= 1, 'a number above 0 and at most 1'),
-    WEBHOOK_DISABLE_AFTER_FAILURES: positiveWhole('WEBHOOK_DISABLE_AFTER_FAILURES', 50),
-    WEBHOOK_DISABLE_AFTER_DAYS: number('WEBHOOK_DISABLE_AFTER_DAYS', 5, (v) => v > 0, 'a positive number'),
+    WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false', ''], { error: 'WEBHOOK_ALLOW_PRIVATE must be true or false' }).optional(),
+    WEBHOOK_TIMEOUT_MS: wholeNumber('WEBHOOK_TIMEOUT_MS', 10_000),
+    WEBHOOK_WORKER_INTERVAL_MS: wholeNumber('WEBHOOK_WORKER_INTERVAL_MS', 2_000),
+    WEBHOOK_RETRY_SCALE: envNumber('WEBHOOK_RETRY_SCALE', 1, (v) => v > 0 && v <= 1, 'a number above 0 and at most 1'),
+    WEBHOOK_DISABLE_AFTER_FAILURES: wholeNumber('WEBHOOK_DISABLE_AFTER_FAILURES', 50),
+    WEBHOOK_DISABLE_AFTER_DAYS: envNumber('WEBHOOK_DISABLE_AFTER_DAYS', 5, (v) => v > 0, 'a positive number'),
   })
   .transform((env) => ({
     /** Deliver to private, loopback and link-local addresses too (local development, tests). */

@@ -46,8 +46,8 @@ async function deliver(brand: TestBrand, settings: WebhookSettings = SETTINGS, u
 }
 
 async function pendingCount(brand: TestBrand): Promise<number> {
-  const [{ count }] = await t.db('webhook_deliveries').where({ brand_id: brand.brandId, status: 'pending' }).count({ count: '*' });
-  return Number(count);
+  const row = await t.db('webhook_deliveries').where({ brand_id: brand.brandId, status: 'pending' }).count({ count: '*' }).first();
+  return Number(row?.count);
 }
 
 /** Each request verified with the standardwebhooks package, as a receiver would: the parsed payloads. */
