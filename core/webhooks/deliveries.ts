@@ -203,7 +203,7 @@ export async function recordAttempt(db: Knex, delivery: DueDelivery, outcome: At
     }
     const { rows } = await trx.raw(
       `UPDATE webhook_endpoints SET consecutive_failures = consecutive_failures + 1, failing_since = coalesce(failing_since, now()),
-         status = CASE WHEN status = 'active' AND (consecutive_failures + 1 >= ? OR failing_since <= now() - make_interval(days => ?)) THEN 'disabled' ELSE status END
+         status = CASE WHEN status = 'active' AND (consecutive_failures + 1 >= ? OR failing_since <= now() - ? * interval '1 day') THEN 'disabled' ELSE status END
        WHERE brand_id = ? AND endpoint_id = ?
        RETURNING status, consecutive_failures, failing_since, disabled_at`,
       [policy.disableAfterFailures, policy.disableAfterDays, delivery.brand_id, delivery.endpoint_id],

@@ -275,6 +275,21 @@ describe('outbound webhooks: retries, failures and replays', () => {
     expect(hook.received).toHaveLength(6);
   });
 
+  it('disables an endpoint that has been failing for more than 5 days, however few its attempts', async () => {
+    const { brand, advocate } = await premierBrandWithAdvocate();
+    const hook = await receiver();
+    hook.answer = () => ({ status: 410 });
+    const endpoint = await endpointFor(brand, hook.url, { events: ['conversion.created'] });
+    await t.db('webhook_endpoints')
+      .where({ brand_id: brand.brandId, endpoint_id: endpoint.id })
+      .update({ consecutive_failures: 4, failing_since: t.db.raw("now() - interval '5 days 1 minute'") });
+    await conversion(brand, { email: 'old@example.com', order_id: uniqueOrderId(), order_value: 10, referral_code: advocate.code });
+    await deliverDueWebhooks({ db: t.db, encryptionSecret: TEST_SECRET, settings: SETTINGS }, brand.brandId);
+    const shown = (await t.http.get(`/api/v1/webhook-endpoints/${endpoint.id}`).set(brand.headers)).body.data;
+    expect(shown).toMatchObject({ status: 'disabled', consecutive_failures: 5 });
+    expect(shown.disabled_reason).toMatch(/^disabled after failing for more than 5 days \(failing since .+\); last error: HTTP 410: ok$/);
+  });
+
   it('replays a delivery as a new delivery of the same event id', async () => {
     const { brand, advocate } = await premierBrandWithAdvocate();
     const hook = await receiver();
