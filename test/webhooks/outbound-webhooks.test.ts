@@ -4,7 +4,9 @@ import { deliverDueWebhooks } from '../../server/webhooks/deliver-webhooks';
 import type { WebhookSettings } from '../../server/webhooks/webhook-settings';
 import { type TestBrand, givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { type RealPostgres, realPostgres } from '../helpers/real-postgres';
+import { hexHmacSha256 } from '../helpers/signed-convert';
 import { TEST_SECRET, type TestApp, startTestApp } from '../helpers/test-app';
+import { type OrderState, snapshotBody } from '../medusa/order-graphs';
 import { type Receiver, startReceiver } from './receiver';
 
 /** Local receivers are on 127.0.0.1: allowed here; retries shrunk 1000-fold (1 min → 60 ms). */
@@ -167,6 +169,25 @@ describe('outbound webhooks: events', () => {
     await deliver(brand);
     expect(verified(claims.received, claimsOnly.secret).map((event) => event.type)).toEqual(['claim.created']);
     expect(everything.received.map((request) => JSON.parse(request.body).type).sort()).toEqual(['claim.created', 'conversion.created', 'reward.credited']);
+  });
+
+  it('emits from a connector too: a Medusa paid order and its partial refund go through the same core', async () => {
+    const { brand, advocate } = await premierBrandWithAdvocate();
+    const hook = await receiver();
+    const endpoint = await endpointFor(brand, hook.url);
+    const order: OrderState = { id: `order_${uniqueOrderId()}`, email: 'medusa@example.com', promotions: [{ code: advocate.code, discount: 7 }], paid: 'all' };
+    const send = (body: string) =>
+      t.http.post('/medusa/webhooks').set({ 'Content-Type': 'application/json', 'X-Brand-ID': brand.brandId, 'X-AL-Signature': hexHmacSha256(brand.apiKey, body) }).send(body);
+    expect((await send(snapshotBody(order, { event_name: 'payment.captured' }))).status).toBe(200);
+    const refunds = [{ id: 'ref_part', amount: 21, created_at: '2026-11-21T10:00:00Z' }];
+    expect((await send(snapshotBody({ ...order, refunds }, { event_name: 'payment.refunded' }))).status).toBe(200);
+    await deliver(brand);
+
+    const events = verified(hook.received, endpoint.secret);
+    expect(events.map((event) => event.type).sort()).toEqual(['claim.created', 'conversion.created', 'conversion.refunded', 'reward.credited', 'reward.reversed']);
+    const refunded = events.find((event) => event.type === 'conversion.refunded')!.data;
+    expect(refunded).toMatchObject({ refund_id: 'ref_part', refund_amount: 21, refunded_total: 21, status: 'partial_refund' });
+    expect(events.find((event) => event.type === 'conversion.created')!.data).toMatchObject({ order_id: order.id });
   });
 
   it('hears of an endpoint added after the brand was known to have none (the cache is invalidated)', async () => {
