@@ -184,8 +184,9 @@ export async function recordAttempt(db: Knex, delivery: DueDelivery, outcome: At
   const status: DeliveryStatus = outcome.ok ? 'delivered' : delay === null ? 'failed' : 'pending';
   const key = { brand_id: delivery.brand_id, delivery_id: delivery.delivery_id };
   return db.transaction(async (trx) => {
-    await trx('webhook_deliveries')
-      .where(key)
+    // Only if nobody recorded an attempt since it was taken (a lease outlived by a stalled worker).
+    const recorded = await trx('webhook_deliveries')
+      .where({ ...key, status: 'pending', attempts: delivery.attempts })
       .update({
         status,
         attempts,
@@ -195,7 +196,7 @@ export async function recordAttempt(db: Knex, delivery: DueDelivery, outcome: At
         delivered_at: outcome.ok ? trx.fn.now() : null,
         next_attempt_at: delay === null ? trx.fn.now() : trx.raw('now() + make_interval(secs => ?)', [delay]),
       });
-    if (isTest) return { status, endpointDisabled: false };
+    if (recorded === 0 || isTest) return { status, endpointDisabled: false };
     const endpoint = { brand_id: delivery.brand_id, endpoint_id: delivery.endpoint_id };
     if (outcome.ok) {
       await trx('webhook_endpoints').where(endpoint).update({ consecutive_failures: 0, failing_since: null });

@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { decryptSecret } from '../../core/brands/key-encryption';
+import { recordAttempt, takeDueDeliveries } from '../../core/webhooks/deliveries';
 import { deliverDueWebhooks } from '../../server/webhooks/deliver-webhooks';
 import type { WebhookSettings } from '../../server/webhooks/webhook-settings';
 import { type TestBrand, givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
@@ -309,6 +310,20 @@ describe('outbound webhooks: retries, failures and replays', () => {
     const shown = (await t.http.get(`/api/v1/webhook-endpoints/${endpoint.id}`).set(brand.headers)).body.data;
     expect(shown).toMatchObject({ status: 'disabled', consecutive_failures: 5 });
     expect(shown.disabled_reason).toMatch(/^disabled after failing for more than 5 days \(failing since .+\); last error: HTTP 410: ok$/);
+  });
+
+  it('keeps the first outcome when a stalled worker reports after its lease ran out and another worker delivered', async () => {
+    const { brand, advocate } = await premierBrandWithAdvocate();
+    const endpoint = await endpointFor(brand, 'https://hooks.example.com/never-called', { events: ['conversion.created'] });
+    await conversion(brand, { email: 'lease@example.com', order_id: uniqueOrderId(), order_value: 10, referral_code: advocate.code });
+    const [stalled] = await takeDueDeliveries(t.db, { limit: 5, leaseSeconds: 0, brandId: brand.brandId });
+    const [retaken] = await takeDueDeliveries(t.db, { limit: 5, leaseSeconds: 0, brandId: brand.brandId });
+    expect(retaken!.delivery_id).toBe(stalled!.delivery_id);
+    await recordAttempt(t.db, retaken!, { ok: true, status: 200, error: null }, SETTINGS);
+    await recordAttempt(t.db, stalled!, { ok: false, status: null, error: 'timed out after 10000 ms' }, SETTINGS);
+    const [delivery] = (await t.http.get(`/api/v1/webhook-endpoints/${endpoint.id}/deliveries`).set(brand.headers)).body.data;
+    expect(delivery).toMatchObject({ status: 'delivered', attempts: 1, last_response_status: 200, last_error: null });
+    expect((await t.http.get(`/api/v1/webhook-endpoints/${endpoint.id}`).set(brand.headers)).body.data.consecutive_failures).toBe(0);
   });
 
   it('replays a delivery as a new delivery of the same event id', async () => {
