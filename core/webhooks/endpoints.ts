@@ -107,12 +107,6 @@ export async function getWebhookEndpoint(db: Executor, brandId: string, endpoint
   return toView(await endpointRow(db, brandId, endpointId));
 }
 
-/** The endpoint's URL and encrypted secret, for a delivery. */
-export async function endpointTarget(db: Executor, brandId: string, endpointId: string): Promise<{ url: string; secret_encrypted: string }> {
-  const { url, secret_encrypted } = await endpointRow(db, brandId, endpointId);
-  return { url, secret_encrypted };
-}
-
 /** Deletes the endpoint with its delivery log; its events stay for the other endpoints. */
 export async function removeWebhookEndpoint(db: Executor, brandId: string, endpointId: string): Promise<{ id: string; removed: true }> {
   const removed = await db('webhook_endpoints').where({ brand_id: brandId, endpoint_id: endpointId }).delete();

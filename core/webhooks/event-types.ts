@@ -5,7 +5,3 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /** Sent by `webhook test` only, to the one endpoint tested: nobody subscribes to it. */
 export const TEST_EVENT_TYPE = 'webhook.test';
-
-export function isWebhookEventType(type: string): type is WebhookEventType {
-  return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(type);
-}
