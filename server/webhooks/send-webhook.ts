@@ -25,6 +25,19 @@ async function resolveAddress(hostname: string, allowPrivate: boolean): Promise<
   return addresses[0]!;
 }
 
+/** `work`, or a rejection once `ms` have passed (a resolver that hangs counts against the attempt's time). */
+async function within<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  try {
+    return await Promise.race([work, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 function pinnedLookup(pinned: { address: string; family: number }): LookupFunction {
   return (_hostname, options, callback) => {
     if ((options as { all?: boolean }).all) (callback as (error: null, addresses: Array<{ address: string; family: number }>) => void)(null, [pinned]);
@@ -41,11 +54,13 @@ const KEEP_RESPONSE_CHARS = 200;
  * timeout, a refused connection, an address that is not public) is a failed attempt.
  */
 export async function sendWebhook(webhook: OutgoingWebhook, options: { timeoutMs: number; allowPrivate: boolean }): Promise<AttemptOutcome> {
+  const deadline = Date.now() + options.timeoutMs;
+  const timedOut = `timed out after ${options.timeoutMs} ms`;
   let url: URL;
   let pinned: { address: string; family: number };
   try {
     url = new URL(webhook.url);
-    pinned = await resolveAddress(url.hostname, options.allowPrivate);
+    pinned = await within(resolveAddress(url.hostname, options.allowPrivate), options.timeoutMs, `${timedOut} (resolving ${url.hostname})`);
   } catch (error) {
     return { ok: false, status: null, error: (error as Error).message };
   }
@@ -82,9 +97,9 @@ export async function sendWebhook(webhook: OutgoingWebhook, options: { timeoutMs
       response.on('error', (error) => settle({ ok: false, status, error: error.message }));
     });
     const timer = setTimeout(() => {
-      settle({ ok: false, status: null, error: `timed out after ${options.timeoutMs} ms` });
+      settle({ ok: false, status: null, error: timedOut });
       request.destroy();
-    }, options.timeoutMs);
+    }, Math.max(0, deadline - Date.now()));
     request.on('error', (error) => settle({ ok: false, status: null, error: error.message }));
     request.end(webhook.body);
   });
