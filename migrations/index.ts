@@ -12,6 +12,7 @@ import * as shopifySalesAndShopMoney from './20261201_0010_shopify_sales_and_sho
 import * as shopifyDeliveryIdentityAndDataRequests from './20261202_0011_shopify_delivery_identity_and_data_requests';
 import * as rewardLifecycle from './20261203_0012_reward_lifecycle';
 import * as fraudReview from './20261204_0013_fraud_review';
+import * as outboundWebhooks from './20261206_0015_outbound_webhooks';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -34,4 +35,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['20261202_0011_shopify_delivery_identity_and_data_requests', shopifyDeliveryIdentityAndDataRequests],
   ['20261203_0012_reward_lifecycle', rewardLifecycle],
   ['20261204_0013_fraud_review', fraudReview],
+  ['20261206_0015_outbound_webhooks', outboundWebhooks],
 ];

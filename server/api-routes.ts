@@ -14,6 +14,7 @@ import { trackClaim } from './routes/track-claim';
 import { trackConversion } from './routes/track-conversion';
 import { trackRefund } from './routes/track-refund';
 import { trackVisit } from './routes/track-visit';
+import { webhookEndpointRoutes } from './routes/webhook-endpoints';
 
 /** /api/v1: every route is rate-limited per IP, then reads its raw body, authenticates, gates by plan. */
 export function apiRoutes(): Router<AppState, AppContext> {
@@ -34,5 +35,6 @@ export function apiRoutes(): Router<AppState, AppContext> {
   router.get('/reviews', rateLimit('review'), authenticateApiKey, allPlans, listReviewsRoute);
   router.post('/reviews/:id/approve', rateLimit('review'), readRawBody, authenticateApiKey, allPlans, approveReviewRoute);
   router.post('/reviews/:id/reject', rateLimit('review'), readRawBody, authenticateApiKey, allPlans, rejectReviewRoute);
+  webhookEndpointRoutes(router, readRawBody, authenticateApiKey, allPlans);
   return router;
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { type WebhookSettings, loadWebhookSettings } from './webhooks/webhook-settings';
 
 /** Requests allowed per client IP in each endpoint's window (the spec's limits are the defaults). */
 export interface RateLimits {
@@ -26,6 +27,8 @@ export interface Config {
   rateLimits: RateLimits;
   /** How long a valid API key's brand is cached (API_KEY_CACHE_SECONDS, default 60; 1 while changes are not heard); absent or 0: not cached. */
   apiKeyCacheSeconds?: number;
+  /** Outbound webhooks (WEBHOOK_* variables, server/webhooks/webhook-settings.ts); absent: read from the environment. */
+  webhooks?: WebhookSettings;
 }
 
 export const DEFAULT_RATE_LIMITS: RateLimits = {
@@ -81,5 +84,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       review: positiveInt(env, 'RATE_LIMIT_REVIEW', DEFAULT_RATE_LIMITS.review),
     },
     apiKeyCacheSeconds: env.API_KEY_CACHE_SECONDS === '0' ? 0 : positiveInt(env, 'API_KEY_CACHE_SECONDS', 60),
+    webhooks: loadWebhookSettings(env),
   };
 }

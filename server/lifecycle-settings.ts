@@ -1,19 +1,5 @@
 import { z } from 'zod';
-
-/** A whole positive number read from the environment; unset or empty means the default. */
-function wholeNumber(name: string, fallback: number) {
-  return z
-    .string()
-    .trim()
-    .optional()
-    .transform((raw, ctx) => {
-      if (!raw) return fallback;
-      const value = Number(raw);
-      if (Number.isInteger(value) && value > 0) return value;
-      ctx.addIssue({ code: 'custom', message: `${name} must be a positive whole number, got "${raw}"` });
-      return z.NEVER;
-    });
-}
+import { wholeNumber } from './env-number';
 
 const lifecycleSchema = z
   .object({

@@ -20,6 +20,8 @@ import { EXIT } from './exit-codes';
 import { loadLifecycleSettings } from './lifecycle-settings';
 import { createLogger } from './logger';
 import { shutdownOnSignals } from './shutdown-on-signals';
+import { startWebhookWorker } from './webhooks/deliver-webhooks';
+import { webhookSettingsOf } from './webhooks/webhook-settings';
 
 function closed(server: net.Server | null): Promise<void> {
   return new Promise((resolve) => (server ? server.close(() => resolve()) : resolve()));
@@ -78,6 +80,7 @@ async function main(): Promise<void> {
   const app = createApp({ db, config, logger, connectors });
   const workers = startConnectorWorkers(connectors, { db, config, logger });
   const rewardApproval = startRewardApproval({ db, logger }, approvalIntervalSeconds);
+  const webhookWorker = startWebhookWorker({ db, encryptionSecret: config.keyEncryptionSecret, settings: webhookSettingsOf(config), logger });
   const server = http.createServer(app.callback());
   const httpServer = drainable(server);
   await new Promise<void>((resolve, reject) => {
@@ -92,6 +95,7 @@ async function main(): Promise<void> {
     await httpServer.drain();
     await workers.stop();
     await rewardApproval.stop();
+    await webhookWorker.stop();
     await cacheInvalidation.stop();
     await adminClosed;
     await db.destroy();

@@ -10,6 +10,7 @@ import { approveRewardSchema, listRewardsQuerySchema, rewardPathSchema, voidRewa
 import { reviewApproveSchema, reviewListQuerySchema, reviewRejectSchema } from './schemas/review-request';
 import { MAX_IDENTIFIER_BYTES, MAX_IDENTIFIER_CHARS, MAX_LINES, MAX_METADATA_BYTES, MAX_STRING } from './schemas/fields';
 import { visitRequestSchema } from './schemas/visit-request';
+import { deliveryQuerySchema, webhookEndpointRequestSchema } from './schemas/webhook-endpoint-request';
 
 /** The request body as JSON Schema, derived from the zod schema that parses it (never hand-written). */
 function body(schema: z.ZodType) {
@@ -71,6 +72,35 @@ function decide(summary: string, requestBody: object) {
   return { post: { ...post(summary, requestBody, decided).post, parameters: [id] } };
 }
 
+/** An operation without a request body; `parameters` from the path (and a query schema). */
+function operation(summary: string, responses: Record<string, object>, parameters: object[] = []) {
+  return { summary, security: apiKey, parameters, responses: { ...errors, ...responses } };
+}
+const pathId = (description: string) => ({ name: 'id', in: 'path', required: true, description, schema: { type: 'string' } });
+const endpointId = pathId('Webhook endpoint id (`ep_…`)');
+
+/** Outbound webhook endpoints and their delivery log (docs/webhooks.md). */
+function webhookPaths() {
+  return {
+    '/api/v1/webhook-endpoints': {
+      ...post('Register a webhook endpoint; the signing secret (`whsec_…`) is in this answer only', body(webhookEndpointRequestSchema), { '201': envelope }),
+      get: operation('List the brand\'s webhook endpoints, with status and disabled_reason', { '200': envelope }),
+    },
+    '/api/v1/webhook-endpoints/{id}': {
+      get: operation('One webhook endpoint', { '200': envelope }, [endpointId]),
+      delete: operation('Remove a webhook endpoint and its delivery log', { '200': envelope }, [endpointId]),
+    },
+    '/api/v1/webhook-endpoints/{id}/enable': { post: operation('Re-enable a disabled endpoint', { '200': envelope }, [endpointId]) },
+    '/api/v1/webhook-endpoints/{id}/test': { post: operation('Send a `webhook.test` event now, once; answers the delivery as it ended', { '200': envelope }, [endpointId]) },
+    '/api/v1/webhook-endpoints/{id}/deliveries': {
+      get: operation('The endpoint\'s deliveries, newest first', { '200': envelope }, [endpointId, ...parameters(deliveryQuerySchema, 'query')]),
+    },
+    '/api/v1/webhook-deliveries/{id}/replay': {
+      post: operation('Send a delivery\'s event again (same webhook-id) as a new delivery', { '201': envelope }, [pathId('Webhook delivery id')]),
+    },
+  };
+}
+
 /** GET /api/v1/openapi.json: the API as OpenAPI 3.1, generated from the same zod schemas. */
 export function openApiDocument() {
   return {
@@ -114,6 +144,7 @@ export function openApiDocument() {
       },
       '/api/v1/rewards/{id}/approve': transition('Approve a reward: in review → pending or approved, pending → approved (all plans); 409 when voided or approved', approveRewardSchema),
       '/api/v1/rewards/{id}/void': transition('Void a reward with a reason (all plans); 409 when paid out or already voided', voidRewardSchema),
+      ...webhookPaths(),
       '/api/v1/convert': post('Simplified claim from a signed webhook', body(convertRequestSchema), { '201': envelope, '409': { description: 'Duplicate, with claim_id' } }, [{ brandId: [], signature: [] }]),
       '/api/v1/reviews': {
         get: { summary: 'Conversions held for fraud review, oldest first', security: apiKey, parameters: parameters(reviewListQuerySchema, 'query'), responses: { ...errors, '200': { description: '`{reviews, next_after}`' } } },

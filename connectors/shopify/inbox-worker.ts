@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { startPollingWorker } from '../../core/jobs/polling-worker';
 import type { ConnectorDeps } from '../../server/http';
 import { processInbox } from './process-inbox';
 
@@ -37,47 +38,17 @@ export interface InboxWorkerOptions {
 
 /**
  * Processes the inbox in the background: whenever `bell` rings (a delivery was acknowledged), and
- * every few seconds for retries that have come due (and deliveries left by a crash). Runs one pass
- * at a time (a pass works several batches at once, see processInbox); a kick during a pass, or a
- * pass that found work, triggers another pass after it, so a burst is drained without waiting for
- * the sweep.
+ * every few seconds for retries that have come due (and deliveries left by a crash). A pass works
+ * several batches at once (see processInbox); the loop is core's polling worker.
  */
 export function startShopifyInboxWorker(deps: ConnectorDeps & { bell?: InboxBell }, options: InboxWorkerOptions = {}): InboxWorker {
-  let running: Promise<void> | null = null;
-  let again = false;
-  let stopped = false;
-  const pass = async () => {
-    let found = false;
-    do {
-      again = false;
+  return startPollingWorker({
+    pass: async () => {
       const { done, retrying, failed } = await processInbox(deps.db, { logger: deps.logger, limit: 1_000, brandId: options.brandId });
-      found = done + retrying + failed > 0;
-    } while ((again || found) && !stopped);
-  };
-  const run = () => {
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = pass()
-      .catch((error) => deps.logger.error({ err: error }, 'shopify inbox pass failed'))
-      .finally(() => {
-        running = null;
-      });
-  };
-  const sweep = setInterval(run, options.sweepMs ?? SWEEP_MS);
-  sweep.unref();
-  const kick = () => setImmediate(run);
-  const unlisten = deps.bell?.listen(kick);
-  setImmediate(run); // deliveries left by a crash or a restart
-  return {
-    kick,
-    async stop() {
-      stopped = true;
-      clearInterval(sweep);
-      unlisten?.();
-      await running;
+      return done + retrying + failed;
     },
-  };
+    intervalMs: options.sweepMs ?? SWEEP_MS,
+    onError: (error) => deps.logger.error({ err: error }, 'shopify inbox pass failed'),
+    listen: deps.bell ? (kick) => deps.bell!.listen(kick) : undefined,
+  });
 }

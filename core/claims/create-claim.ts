@@ -7,6 +7,7 @@ import { eligibilityFor } from '../eligibility/check-eligibility';
 import { Conflict, Invalid, NotFound } from '../errors';
 import { redeemReward, rewardBalance } from '../ledger/reward-ledger';
 import { type Cents, amountFromCents, amountFromDecimal, decimalFromCents, toCents } from '../money';
+import { emitWebhookEvents } from '../webhooks/emit-event';
 import { type DiscountRule, claimAmounts } from './claim-discount';
 import type { ClaimInput } from './claim-input';
 import { CLAIM_COLUMNS, type ClaimRecord, type ClaimRow, toClaim } from './claim-records';
@@ -120,6 +121,8 @@ export async function createClaimFor(
     const redeemed = Math.min(amounts.discount_applied, available);
     await redeemReward(trx, { brandId: brand.brand_id, advocateId: owner.advocate_id, claimId: claim.claim_id, amount: redeemed });
   }
+  // Webhooks (docs/webhooks.md): in this transaction, so the event commits with the claim.
+  await emitWebhookEvents(trx, brand.brand_id, [{ type: 'claim.created', data: toClaimView(claim) }]);
   return claim;
 }
 

@@ -10,7 +10,9 @@ import { openReview } from '../fraud/review-hold';
 import { type ReviewSummary, reviewColumn } from '../fraud/reviews';
 import { creditNewRewards } from '../ledger/reward-ledger';
 import { type Cents, centsFromDecimal, decimalFromCents, percentOf, toCents } from '../money';
-import { type NewRewardOptions, insertNewRewards } from '../rewards/reward-records';
+import { type NewRewardOptions, insertNewRewards, newRewardStatus } from '../rewards/reward-records';
+import { emitWebhookEvents } from '../webhooks/emit-event';
+import { rewardCredited } from '../webhooks/conversion-events';
 import type { ConversionInput } from './conversion-input';
 import { CONVERSION_VIEW_COLUMNS, type ConversionRow, type ConversionView, toConversionView } from './conversion-view';
 
@@ -75,7 +77,10 @@ export async function completeIfPending(
      ?`,
     [updated.conversion_id, updated.advocate_id, updated.referrer_reward_paid, insertNewRewards(trx, brand, 'conversion', options), creditNewRewards(trx, brand.brand_id, 'reward')],
   );
-  return toConversionView(updated);
+  const conversion = toConversionView(updated);
+  // Webhooks (docs/webhooks.md): the upgrade earns the reward now (held, in review or approved).
+  if (conversion.referrer_reward_paid > 0) await emitWebhookEvents(trx, brand.brand_id, [rewardCredited(conversion, newRewardStatus(brand, options))]);
+  return conversion;
 }
 
 function referrerReward(brand: Brand, input: ConversionInput, attribution: Attribution, orderValue: Cents): Cents {

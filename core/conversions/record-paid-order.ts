@@ -7,6 +7,9 @@ import { type ClaimRecord, newestPendingClaim } from '../claims/claim-records';
 import { claimForRedemption } from '../claims/redemption-claim';
 import type { ReviewSummary } from '../fraud/reviews';
 import { screenConversion } from '../fraud/screen-conversion';
+import { newRewardStatus } from '../rewards/reward-records';
+import { emitWebhookEvents } from '../webhooks/emit-event';
+import { conversionCreatedEvents } from '../webhooks/conversion-events';
 import { type OrderCodes, type Referrer, findReferrer } from './attribute-conversion';
 import type { ConversionInput } from './conversion-input';
 import { type Attribution, completeIfPending, findExistingConversion, insertConversion } from './conversion-records';
@@ -64,7 +67,11 @@ export async function recordPaidOrder(trx: Knex.Transaction, brand: Brand, order
     return duplicateOf(await completeIfPending(trx, brand, winner, input, rewardOptions), winner.review);
   }
   const review: ReviewSummary | null = inserted.review_id === null ? null : { review_id: Number(inserted.review_id), status: 'open', reasons };
-  return { result: { attributed: true, duplicate: false, conversion: toConversionView(inserted), review }, claim_id: attribution.claim?.claim_id ?? null };
+  const conversion = toConversionView(inserted);
+  // Webhooks (docs/webhooks.md): in the batch's transaction; a duplicate returned above emits nothing.
+  const rewardStatus = newRewardStatus(brand, { inReview: rewardOptions.inReview || reasons.length > 0 });
+  await emitWebhookEvents(trx, brand.brand_id, conversionCreatedEvents({ ...conversion, review }, rewardStatus));
+  return { result: { attributed: true, duplicate: false, conversion, review }, claim_id: attribution.claim?.claim_id ?? null };
 }
 
 /** A repeat is answered as stored, with its review as it stands now; the rules are not run again. */

@@ -7,6 +7,8 @@ import { Invalid, NotFound } from '../errors';
 import { returnRedemption } from '../ledger/reward-ledger';
 import { type Cents, amountFromCents, centsFromDecimal, decimalFromCents, toCents } from '../money';
 import { refundReward } from '../rewards/reward-transitions';
+import { emitWebhookEvents } from '../webhooks/emit-event';
+import { refundEvents } from '../webhooks/conversion-events';
 import type { RefundInput, RefundResult } from './refund-input';
 
 /** The conversions columns a refund reads (CONVERSION_COLUMNS), as the driver returns them. */
@@ -104,7 +106,7 @@ export async function recordRefund(trx: Knex.Transaction, brand: Brand, input: R
     }
   }
 
-  return {
+  const result: RefundResult = {
     duplicate: false,
     status,
     claim_updated: target.claim !== null,
@@ -117,6 +119,9 @@ export async function recordRefund(trx: Knex.Transaction, brand: Brand, input: R
     remaining: amountFromCents(orderValue - refundedTotal),
     reward_reversed: amountFromCents(rewardReversed),
   };
+  // Webhooks (docs/webhooks.md): in this transaction; a refused or repeated refund emits nothing.
+  if (target.conversion) await emitWebhookEvents(trx, brandId, refundEvents(result, Number(target.conversion.advocate_id)));
+  return result;
 }
 
 function refundAmount(input: RefundInput, refundedBefore: Cents, remaining: Cents): Cents {

@@ -81,8 +81,13 @@ export interface NewRewardOptions {
  * conversion with a positive reward — approved at once when the brand holds rewards 0 days, else
  * pending until the hold ends (or in review). Returns what creditNewRewards reads.
  */
+/** The status a brand's new reward starts in. */
+export function newRewardStatus(brand: Brand, options: NewRewardOptions = {}): RewardStatus {
+  return options.inReview ? 'in_review' : brand.reward_hold_days === 0 ? 'approved' : 'pending';
+}
+
 export function insertNewRewards(db: Executor, brand: Brand, source: string, options: NewRewardOptions = {}): Knex.Raw {
-  const status: RewardStatus = options.inReview ? 'in_review' : brand.reward_hold_days === 0 ? 'approved' : 'pending';
+  const status = newRewardStatus(brand, options);
   return db.raw(
     `INSERT INTO rewards (brand_id, conversion_id, advocate_id, amount, status, hold_until, approved_at)
      SELECT ?, conversion_id, advocate_id, referrer_reward_paid, ?, now() + make_interval(days => ?::int),

@@ -6,10 +6,11 @@ import { CliError } from './cli-error';
 import { type CliEnv, type Command, TextOutput } from './command';
 import { coreCommands } from './core-commands';
 import { rewardCommands } from './reward-commands';
+import { webhookCommands } from './webhook-commands';
 
 /** Every command of `referrals`, by its words: the core's, then each connector's. */
 function commandsOf(connectors: readonly ConnectorParts[]): Record<string, Command> {
-  return Object.assign({}, coreCommands, rewardCommands, ...connectors.map((connector) => connector.cliCommands ?? {}));
+  return Object.assign({}, coreCommands, rewardCommands, webhookCommands, ...connectors.map((connector) => connector.cliCommands ?? {}));
 }
 
 export interface CliOutput {

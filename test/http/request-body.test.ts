@@ -73,7 +73,16 @@ describe('GET /api/v1/openapi.json', () => {
       '/api/v1/track/conversion',
       '/api/v1/track/refund',
       '/api/v1/track/visit',
+      '/api/v1/webhook-deliveries/{id}/replay',
+      '/api/v1/webhook-endpoints',
+      '/api/v1/webhook-endpoints/{id}',
+      '/api/v1/webhook-endpoints/{id}/deliveries',
+      '/api/v1/webhook-endpoints/{id}/enable',
+      '/api/v1/webhook-endpoints/{id}/test',
     ]);
+    const webhookEndpoint = response.body.paths['/api/v1/webhook-endpoints'].post.requestBody.content['application/json'].schema;
+    expect(webhookEndpoint.required).toEqual(['url']);
+    expect(webhookEndpoint.properties.events.items.enum).toEqual(['claim.created', 'conversion.created', 'conversion.refunded', 'reward.credited', 'reward.reversed']);
     const conversion = response.body.paths['/api/v1/track/conversion'].post.requestBody.content['application/json'].schema;
     const [primary] = conversion.anyOf;
     expect(primary.required).toEqual(expect.arrayContaining(['order_id', 'order_value']));

@@ -1,0 +1,7 @@
+/** The events a brand's webhook endpoints can subscribe to (docs/webhooks.md). */
+export const WEBHOOK_EVENT_TYPES = ['claim.created', 'conversion.created', 'conversion.refunded', 'reward.credited', 'reward.reversed'] as const;
+
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** Sent by `webhook test` only, to the one endpoint tested: nobody subscribes to it. */
+export const TEST_EVENT_TYPE = 'webhook.test';
