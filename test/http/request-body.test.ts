@@ -61,13 +61,13 @@ describe('GET /api/v1/openapi.json', () => {
     expect(response.status).toBe(200);
     expect(Object.keys(response.body.paths).sort()).toEqual([
       '/api/v1/convert',
+      '/api/v1/reviews',
+      '/api/v1/reviews/{id}/approve',
+      '/api/v1/reviews/{id}/reject',
       '/api/v1/rewards',
       '/api/v1/rewards/{id}',
       '/api/v1/rewards/{id}/approve',
       '/api/v1/rewards/{id}/void',
-      '/api/v1/reviews',
-      '/api/v1/reviews/{id}/approve',
-      '/api/v1/reviews/{id}/reject',
       '/api/v1/track/check-eligibility',
       '/api/v1/track/claim',
       '/api/v1/track/conversion',
