@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { DEFAULT_CURRENCY, requireCurrency } from '../currency';
 import type { Executor } from '../db/transaction';
 import { NotFound } from '../errors';
 import { brandChanged } from './brand-changes';
@@ -32,6 +33,8 @@ export interface Brand extends BrandSettings {
   brand_id: string;
   name: string;
   plan: Plan;
+  /** ISO 4217, set at creation: the reward ledger's, claims' and fixed rewards' currency. */
+  currency: string;
   status: BrandStatus;
   created_at: string;
 }
@@ -40,6 +43,7 @@ interface BrandRow {
   brand_id: string;
   name: string;
   plan: Plan;
+  currency: string;
   status: BrandStatus;
   reward_type: RewardType;
   reward_value: string;
@@ -59,6 +63,7 @@ function toBrand(row: BrandRow): Brand {
     brand_id: row.brand_id,
     name: row.name,
     plan: row.plan,
+    currency: row.currency,
     status: row.status,
     reward_type: row.reward_type,
     reward_value: Number(row.reward_value),
@@ -77,12 +82,14 @@ export interface CreateBrandInput extends Partial<BrandSettings> {
   name: string;
   plan: Plan;
   brand_id?: string;
+  /** ISO 4217 (any case); default USD. */
+  currency?: string;
 }
 
 export async function createBrand(db: Executor, input: CreateBrandInput): Promise<Brand> {
-  const { name, plan, brand_id = randomUUID(), ...settings } = input;
+  const { name, plan, brand_id = randomUUID(), currency = DEFAULT_CURRENCY, ...settings } = input;
   const [row] = await db('brands')
-    .insert({ brand_id, name, plan, ...settings })
+    .insert({ brand_id, name, plan, currency: requireCurrency(currency), ...settings })
     .returning('*');
   return toBrand(row as BrandRow);
 }

@@ -5,8 +5,10 @@ import { type ClaimRecord, markClaimsConvertedBy } from '../claims/claim-records
 import { lockKey } from '../db/advisory-lock';
 import { prepared } from '../db/prepared-statement';
 import { creditNewConversion, creditReward } from '../ledger/reward-ledger';
-import { type Cents, centsFromDecimal, decimalFromCents, percentOf, toCents } from '../money';
+import { currencyExponent } from '../currency';
+import { type Minor, convertShare, decimalFromMinor, minorFromDecimal, percentOf, toMinor } from '../money';
 import type { ConversionInput } from './conversion-input';
+import type { ConversionMoney } from './conversion-money';
 import { CONVERSION_VIEW_COLUMNS, type ConversionRow, type ConversionView, toConversionView } from './conversion-view';
 
 /** Reads and writes of the conversions table: one order is one row, whoever reports it. */
@@ -60,17 +62,23 @@ export async function completeIfPending(
     brandId: brand.brand_id,
     advocateId: Number(updated.advocate_id),
     conversionId: Number(updated.conversion_id),
-    amount: centsFromDecimal(updated.referrer_reward_paid),
+    amount: minorFromDecimal(updated.referrer_reward_paid, currencyExponent(brand.currency)),
   });
   return toConversionView(updated);
 }
 
-function referrerReward(brand: Brand, input: ConversionInput, attribution: Attribution, orderValue: Cents): Cents {
-  if (input.referrer_reward_paid != null) return toCents(input.referrer_reward_paid);
+/**
+ * The advocate's reward, in the brand's currency: a fixed reward is; a percentage is taken of the
+ * order in its own currency and converted at the caller's rate, rounded once (half up).
+ */
+function referrerReward(brand: Brand, input: ConversionInput, attribution: Attribution, money: ConversionMoney): Minor {
+  if (money.referrer_reward_paid != null) return money.referrer_reward_paid;
   // An advocate spending their own reward, or a customer using their own code, earns nothing.
   if (input.type === 'advocate') return 0;
   if (input.email !== null && attribution.advocate_email_normalized === normalizeEmail(input.email)) return 0;
-  return brand.reward_type === 'percentage' ? percentOf(orderValue, brand.reward_value) : toCents(brand.reward_value);
+  if (brand.reward_type !== 'percentage') return toMinor(brand.reward_value, money.brandExponent);
+  if (money.rate === null) return percentOf(money.order_value, brand.reward_value);
+  return convertShare(money.order_value, money.exponent, money.rate, money.brandExponent, brand.reward_value);
 }
 
 /**
@@ -82,19 +90,14 @@ export async function insertConversion(
   brand: Brand,
   input: ConversionInput,
   attribution: Attribution,
+  money: ConversionMoney,
 ): Promise<ConversionRow | undefined> {
-  const orderValue = toCents(input.order_value);
-  const couponDiscount = input.coupons_applied.reduce((sum, coupon) => sum + toCents(coupon.discount_amount ?? 0), 0);
-  const discountApplied =
-    input.discount_applied != null
-      ? toCents(input.discount_applied)
-      : couponDiscount > 0
-        ? couponDiscount
-        : attribution.claim
-          ? centsFromDecimal(attribution.claim.discount_applied)
-          : 0;
-  const totalDiscount = input.total_discount != null ? toCents(input.total_discount) : discountApplied;
-  const optional = (amount: number | null | undefined) => (amount == null ? null : decimalFromCents(toCents(amount)));
+  const decimal = (minor: Minor) => decimalFromMinor(minor, money.exponent);
+  const optional = (minor: Minor | null) => (minor === null ? null : decimal(minor));
+  // A claim's discount is in the brand's currency: it stands in for an order in that currency only.
+  const claimDiscount = attribution.claim && money.rate === null ? minorFromDecimal(attribution.claim.discount_applied, money.exponent) : 0;
+  const discountApplied = money.discount_applied ?? (money.coupon_discount > 0 ? money.coupon_discount : claimDiscount);
+  const totalDiscount = money.total_discount ?? discountApplied;
 
   const row = {
     brand_id: brand.brand_id,
@@ -109,15 +112,16 @@ export async function insertConversion(
     customer_name: input.customer_name ?? null,
     type: input.type,
     status: input.status,
-    order_value: decimalFromCents(orderValue),
-    order_subtotal: input.order_subtotal != null ? optional(input.order_subtotal) : decimalFromCents(orderValue),
-    discount_applied: decimalFromCents(discountApplied),
-    total_discount: decimalFromCents(totalDiscount),
+    order_value: decimal(money.order_value),
+    order_subtotal: decimal(money.order_subtotal ?? money.order_value),
+    discount_applied: decimal(discountApplied),
+    total_discount: decimal(totalDiscount),
     discount_value: input.discount_value ?? null,
     discount_type: input.discount_type ?? null,
-    referrer_reward_paid: decimalFromCents(referrerReward(brand, input, attribution, orderValue)),
-    referee_reward_paid: optional(input.referee_reward_paid),
-    currency: input.currency ?? null,
+    referrer_reward_paid: decimalFromMinor(referrerReward(brand, input, attribution, money), money.brandExponent),
+    referee_reward_paid: optional(money.referee_reward_paid),
+    currency: money.currency,
+    exchange_rate: money.rate?.text ?? null,
     source: input.source ?? null,
     coupons_applied: JSON.stringify(input.coupons_applied),
     metadata: JSON.stringify({ ...input.metadata, attributed_via: attribution.via }),
@@ -136,7 +140,7 @@ export async function insertConversion(
      credit AS (?),
      claim AS (?)
      SELECT * FROM conversion`,
-    [insert, brand.brand_id, JSON.stringify(productRows(input)), creditNewConversion(trx, brand.brand_id, 'conversion'), markClaimsConvertedBy(trx, brand.brand_id, 'conversion')],
+    [insert, brand.brand_id, JSON.stringify(productRows(input, money)), creditNewConversion(trx, brand.brand_id, 'conversion'), markClaimsConvertedBy(trx, brand.brand_id, 'conversion')],
   ));
   return (rows as ConversionRow[])[0];
 }
@@ -149,15 +153,15 @@ function insertText(columns: string[]): string {
   );
 }
 
-function productRows(input: ConversionInput) {
+function productRows(input: ConversionInput, money: ConversionMoney) {
   return input.products.map((line, index) => {
-    const price = toCents(line.price);
+    const { price, line_total } = money.lines[index]!;
     return {
       line_no: index + 1,
       name: line.name,
       quantity: line.quantity,
-      price: decimalFromCents(price),
-      line_total: decimalFromCents(line.line_total != null ? toCents(line.line_total) : price * line.quantity),
+      price: decimalFromMinor(price, money.exponent),
+      line_total: decimalFromMinor(line_total, money.exponent),
       sku: line.sku ?? null,
       attributes: line.attributes,
     };

@@ -7,6 +7,7 @@ import { type ClaimRecord, newestPendingClaim } from '../claims/claim-records';
 import { claimForRedemption } from '../claims/redemption-claim';
 import { type OrderCodes, type Referrer, findReferrer } from './attribute-conversion';
 import type { ConversionInput } from './conversion-input';
+import { conversionMoney } from './conversion-money';
 import { type Attribution, completeIfPending, findExistingConversion, insertConversion } from './conversion-records';
 import { type ConversionView, toConversionView } from './conversion-view';
 
@@ -36,6 +37,8 @@ export interface PaidOrderResult {
 export async function recordPaidOrder(trx: Knex.Transaction, brand: Brand, order: PaidOrderInput): Promise<PaidOrderResult> {
   assertBrandActive(brand);
   const input = order.conversion;
+  // Checked before anything is read or written: a bad amount or currency is the caller's 4xx.
+  const money = conversionMoney(brand, input);
   const existing = await findExistingConversion(trx, brand.brand_id, input);
   if (existing) return duplicateOf(await completeIfPending(trx, brand, existing, input));
 
@@ -43,7 +46,7 @@ export async function recordPaidOrder(trx: Knex.Transaction, brand: Brand, order
   if (!referrer) return { result: { attributed: false }, claim_id: null };
   const attribution = await attributionOf(trx, brand, order, referrer);
 
-  const inserted = await insertConversion(trx, brand, input, attribution);
+  const inserted = await insertConversion(trx, brand, input, attribution, money);
   if (!inserted) {
     // Lost a race on (brand_id, order_id): the other request's row is committed now.
     const winner = await findExistingConversion(trx, brand.brand_id, input);

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { DISCOUNT_TYPES } from '../../core/claims/discount-type';
 import type { ConversionInput } from '../../core/conversions/conversion-input';
 import { REFERRAL_TYPES } from '../../core/conversions/referral-type';
-import { decimalFromCents, toCents } from '../../core/money';
+import { amountFromMinor, MAX_EXPONENT, toMinor } from '../../core/money';
 import { contentHash } from './content-hash';
-import { amount, couponEntry, discountValue, email, identifier, lines, looseIdentifier, metadata, orderId, recordId, text } from './fields';
+import { amount, couponEntry, currency, discountValue, email, exchangeRate, identifier, lines, looseIdentifier, metadata, orderId, recordId, text } from './fields';
 import { itemLines, productLines } from './product-line';
 
 /** Fields both conversion forms accept. */
@@ -23,7 +23,8 @@ const common = {
   coupons_applied: lines(couponEntry()).optional(),
   source: text().optional(),
   status: z.enum(['completed', 'pending']).optional(),
-  currency: text().optional(),
+  currency: currency().optional(),
+  exchange_rate: exchangeRate().optional(),
   metadata: metadata().optional(),
 };
 
@@ -82,6 +83,7 @@ function commonInput(body: Common) {
     source: body.source,
     status: body.status ?? 'completed',
     currency: body.currency,
+    exchange_rate: body.exchange_rate,
     metadata: body.metadata ?? {},
   } satisfies Partial<ConversionInput>;
 }
@@ -101,13 +103,15 @@ export function parseConversionRequest(body: Record<string, unknown>): Conversio
     };
   }
   const alternate = conversionAlternateSchema.parse(body);
-  const subtotal = toCents(alternate.order_total) - toCents(alternate.tax) - toCents(alternate.shipping);
+  // In 1/10,000 of a major unit, exact whatever the currency's decimals (checked by the use case).
+  const minor = (value: number) => toMinor(value, MAX_EXPONENT);
+  const subtotal = minor(alternate.order_total) - minor(alternate.tax) - minor(alternate.shipping);
   return {
     ...commonInput(alternate),
     order_id: alternate.order_id ?? null,
     content_hash: alternate.order_id === undefined ? contentHash(body) : null,
     order_value: alternate.order_total,
-    order_subtotal: Number(decimalFromCents(Math.max(0, subtotal))),
+    order_subtotal: amountFromMinor(Math.max(0, subtotal), MAX_EXPONENT),
     discount_applied: alternate.discount,
     total_discount: alternate.discount,
   };
