@@ -25,6 +25,13 @@ export function hasAtMostDecimals(value: number, places: number): boolean {
   return Number.isFinite(value) && Number.isInteger(scaled(value, places));
 }
 
+/** The fewest decimals `value` is written with, up to MAX_EXPONENT (12.5 → 1, 12.345 → 3). */
+export function decimalsOf(value: number): number {
+  let places = 0;
+  while (places < MAX_EXPONENT && !hasAtMostDecimals(value, places)) places += 1;
+  return places;
+}
+
 /** An amount is a whole number of cents: at most two decimals (1e-9 and 0.001 are not). */
 export function isWholeCents(amount: number): boolean {
   return hasAtMostDecimals(amount, 2);

@@ -17,12 +17,19 @@ const MONEY_COLUMNS: Array<[table: string, columns: string[]]> = [
   ['shopify_refund_transactions', ['shop_amount', 'presentment_amount']],
 ];
 
+// Columns that default to zero: written "0.00" as numeric(14,2) printed it, so old readers see no change.
+const ZERO_DEFAULTS: Array<[table: string, columns: string[]]> = [
+  ['claims', ['raw_value', 'claim_value', 'discount_applied', 'refunded_total']],
+  ['conversions', ['discount_applied', 'total_discount', 'referrer_reward_paid', 'refunded_total']],
+];
+
 const alterMoney = (type: string) =>
   MONEY_COLUMNS.map(([table, columns]) => `ALTER TABLE ${table} ${columns.map((column) => `ALTER COLUMN ${column} TYPE ${type}`).join(', ')};`).join('\n');
 
 const upSql = `
 CREATE DOMAIN money_amount AS numeric CHECK (VALUE = trunc(VALUE, 4) AND abs(VALUE) < 1000000000000);
 ${alterMoney('money_amount')}
+${ZERO_DEFAULTS.map(([table, columns]) => `ALTER TABLE ${table} ${columns.map((column) => `ALTER COLUMN ${column} SET DEFAULT 0.00`).join(', ')};`).join('\n')}
 
 ALTER TABLE brands ADD COLUMN currency text NOT NULL DEFAULT 'USD' CHECK (currency ~ '^[A-Z]{3}$');
 

@@ -4,9 +4,10 @@ import { normalizeEmail } from '../advocates/normalize';
 import type { Brand } from '../brands/brand';
 import { lockKey } from '../db/advisory-lock';
 import { eligibilityFor } from '../eligibility/check-eligibility';
-import { Conflict, Invalid, NotFound } from '../errors';
+import { currencyExponent, requireCurrency } from '../currency';
+import { Conflict, Invalid, NotFound, Unprocessable } from '../errors';
 import { redeemReward, rewardBalance } from '../ledger/reward-ledger';
-import { type Cents, amountFromCents, amountFromDecimal, decimalFromCents, toCents } from '../money';
+import { type Minor, amountFromDecimal, amountFromMinor, decimalFromMinor, toMinor } from '../money';
 import { type DiscountRule, claimAmounts } from './claim-discount';
 import type { ClaimInput } from './claim-input';
 import { CLAIM_COLUMNS, type ClaimRecord, type ClaimRow, toClaim } from './claim-records';
@@ -66,6 +67,7 @@ export async function createClaimFor(
   options: CreateClaimOptions = {},
 ): Promise<ClaimRecord> {
   const email = normalizeEmail(input.email);
+  const currency = claimCurrency(brand, input);
 
   // One customer's claims at one brand are decided one at a time (duplicates, already_redeemed).
   await lockKey(trx, `claim:${brand.brand_id}:${email}`);
@@ -88,7 +90,12 @@ export async function createClaimFor(
   }
 
   const available = input.type === 'advocate' ? await availableReward(trx, brand, owner) : 0;
-  const amounts = claimAmounts(input, input.type === 'advocate' ? { type: 'fixed', value: amountFromCents(available) } : refereeDiscount(brand));
+  const amounts = claimAmounts(
+    input,
+    input.type === 'advocate' ? { type: 'fixed', value: amountFromMinor(available, currency.exponent) } : refereeDiscount(brand),
+    currency,
+  );
+  const decimal = (minor: Minor) => decimalFromMinor(minor, currency.exponent);
   const [row]: ClaimRow[] = await trx('claims')
     .insert({
       brand_id: brand.brand_id,
@@ -102,9 +109,9 @@ export async function createClaimFor(
       order_id: input.order_id ?? null,
       type: input.type,
       status: 'pending' satisfies ClaimStatus,
-      raw_value: decimalFromCents(amounts.raw_value),
-      claim_value: decimalFromCents(amounts.claim_value),
-      discount_applied: decimalFromCents(amounts.discount_applied),
+      raw_value: decimal(amounts.raw_value),
+      claim_value: decimal(amounts.claim_value),
+      discount_applied: decimal(amounts.discount_applied),
       discount_value: input.discount_value ?? null,
       discount_type: input.discount_type ?? null,
       products: JSON.stringify(input.products),
@@ -118,7 +125,7 @@ export async function createClaimFor(
   if (input.type === 'advocate') {
     // The ledger never goes below zero: at most what the advocate has is redeemed.
     const redeemed = Math.min(amounts.discount_applied, available);
-    await redeemReward(trx, { brandId: brand.brand_id, advocateId: owner.advocate_id, claimId: claim.claim_id, amount: redeemed });
+    await redeemReward(trx, { brandId: brand.brand_id, advocateId: owner.advocate_id, claimId: claim.claim_id, amount: redeemed, exponent: currency.exponent });
   }
   return claim;
 }
@@ -133,7 +140,19 @@ function refereeDiscount(brand: Brand): DiscountRule {
   };
 }
 
-async function availableReward(trx: Knex.Transaction, brand: Brand, owner: ReferralCodeOwner): Promise<Cents> {
+async function availableReward(trx: Knex.Transaction, brand: Brand, owner: ReferralCodeOwner): Promise<Minor> {
   const { balance } = await rewardBalance(trx, brand.brand_id, owner.advocate_id);
-  return Math.max(0, toCents(balance));
+  return Math.max(0, toMinor(balance, currencyExponent(brand.currency)));
+}
+
+/** A claim's discount amounts are in the brand's currency (as are its rules and the reward ledger): another is refused. */
+function claimCurrency(brand: Brand, input: ClaimInput): { code: string; exponent: number } {
+  if (input.currency != null && requireCurrency(input.currency) !== brand.currency) {
+    throw new Unprocessable(
+      `currency: claims are in the brand's currency (${brand.currency}), not ${requireCurrency(input.currency)}`,
+      {},
+      'currency_mismatch',
+    );
+  }
+  return { code: brand.currency, exponent: currencyExponent(brand.currency) };
 }

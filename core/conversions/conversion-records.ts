@@ -63,6 +63,7 @@ export async function completeIfPending(
     advocateId: Number(updated.advocate_id),
     conversionId: Number(updated.conversion_id),
     amount: minorFromDecimal(updated.referrer_reward_paid, currencyExponent(brand.currency)),
+    exponent: currencyExponent(brand.currency),
   });
   return toConversionView(updated);
 }

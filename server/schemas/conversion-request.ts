@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DISCOUNT_TYPES } from '../../core/claims/discount-type';
 import type { ConversionInput } from '../../core/conversions/conversion-input';
 import { REFERRAL_TYPES } from '../../core/conversions/referral-type';
-import { amountFromMinor, MAX_EXPONENT, toMinor } from '../../core/money';
+import { amountFromMinor, decimalsOf, toMinor } from '../../core/money';
 import { contentHash } from './content-hash';
 import { amount, couponEntry, currency, discountValue, email, exchangeRate, identifier, lines, looseIdentifier, metadata, orderId, recordId, text } from './fields';
 import { itemLines, productLines } from './product-line';
@@ -103,15 +103,16 @@ export function parseConversionRequest(body: Record<string, unknown>): Conversio
     };
   }
   const alternate = conversionAlternateSchema.parse(body);
-  // In 1/10,000 of a major unit, exact whatever the currency's decimals (checked by the use case).
-  const minor = (value: number) => toMinor(value, MAX_EXPONENT);
+  // Exact at as many decimals as the amounts have (their currency's are checked by the use case).
+  const places = Math.max(...[alternate.order_total, alternate.tax, alternate.shipping].map(decimalsOf));
+  const minor = (value: number) => toMinor(value, places);
   const subtotal = minor(alternate.order_total) - minor(alternate.tax) - minor(alternate.shipping);
   return {
     ...commonInput(alternate),
     order_id: alternate.order_id ?? null,
     content_hash: alternate.order_id === undefined ? contentHash(body) : null,
     order_value: alternate.order_total,
-    order_subtotal: amountFromMinor(Math.max(0, subtotal), MAX_EXPONENT),
+    order_subtotal: amountFromMinor(Math.max(0, subtotal), places),
     discount_applied: alternate.discount,
     total_discount: alternate.discount,
   };

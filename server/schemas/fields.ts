@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { currencyCode } from '../../core/currency';
-import { hasAtMostDecimals, MAX_EXPONENT, PERCENT_DECIMALS, parseExchangeRate } from '../../core/money';
+import { hasAtMostDecimals, PERCENT_DECIMALS, parseExchangeRate } from '../../core/money';
 
 /** Field shapes shared by every request schema, with the limits of DECISIONS.md and the README. */
 export const MAX_STRING = 2048;
@@ -10,6 +10,8 @@ export const MAX_IDENTIFIER_BYTES = 1024;
 export const MAX_LINES = 500;
 export const MAX_METADATA_BYTES = 16 * 1024;
 const MAX_AMOUNT = 999_999_999_999.9999; // money_amount: 12 digits, at most 4 decimals
+/** 10^-MAX_EXPONENT, written out (10 ** -4 is 0.00009999999999999999). */
+const MIN_MINOR_UNIT = 0.0001;
 const MAX_DISCOUNT_VALUE = 9_999_999_999.9999; // numeric(14,4)
 
 /** Free text that is stored but never indexed (names, URLs, reasons). */
@@ -38,7 +40,7 @@ export const amount = () =>
     .number()
     .nonnegative({ error: 'must not be negative' })
     .max(MAX_AMOUNT, { error: `must be at most ${MAX_AMOUNT}` })
-    .meta({ multipleOf: 10 ** -MAX_EXPONENT, description: "At most as many decimals as the currency's minor unit (JPY 0, USD 2, KWD 3)" });
+    .meta({ multipleOf: MIN_MINOR_UNIT, description: "At most as many decimals as the currency's minor unit (JPY 0, USD 2, KWD 3)" });
 
 /** An ISO 4217 code, any case ("eur" is EUR). */
 export const currency = () =>

@@ -35,7 +35,7 @@ describe('referrals CLI (in process)', () => {
     const advocate = JSON.parse((await cli('advocate', 'create', '--brand', created.brand_id, '--email', 'ann@example.com', '--first-name', 'Ann', '--json')).stdout);
     expect(advocate).toMatchObject({ advocate_id: expect.any(Number), referral_code: expect.stringMatching(/^ANN/) });
     const balance = JSON.parse((await cli('advocate', 'balance', '--brand', created.brand_id, '--advocate', String(advocate.advocate_id), '--json')).stdout);
-    expect(balance).toEqual({ advocate_id: advocate.advocate_id, credited: 0, reversed: 0, redeemed: 0, balance: 0 });
+    expect(balance).toEqual({ advocate_id: advocate.advocate_id, currency: 'USD', credited: 0, reversed: 0, redeemed: 0, balance: 0 });
     const list = JSON.parse((await cli('advocate', 'list', '--brand', created.brand_id, '--json')).stdout);
     expect(list.advocates[0].referral_codes).toEqual([advocate.referral_code]);
   });
