@@ -24,7 +24,7 @@ export function currencyCode(value: string): string | null {
 /** currencyCode for a caller's value: unknown → Invalid naming `field`. */
 export function requireCurrency(value: string, field = 'currency'): string {
   const code = currencyCode(value);
-  if (code === null) throw new Invalid(`${field}: must be an ISO 4217 currency code such as USD, EUR or JPY (got "${value}")`);
+  if (code === null) throw new Invalid(`${field}: must be an ISO 4217 code such as USD, EUR or JPY (got "${value}")`);
   return code;
 }
 

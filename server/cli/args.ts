@@ -70,6 +70,6 @@ export function currencyFlag(flags: Flags, name = 'currency'): string | undefine
   const value = optionalFlag(flags, name);
   if (value === undefined) return undefined;
   const code = currencyCode(value);
-  if (code === null) throw new CliError(`--${name} must be an ISO 4217 currency code such as USD, EUR or JPY (got "${value}")`);
+  if (code === null) throw new CliError(`--${name} must be an ISO 4217 code such as USD, EUR or JPY (got "${value}")`);
   return code;
 }

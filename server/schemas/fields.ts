@@ -46,7 +46,7 @@ export const amount = () =>
 export const currency = () =>
   z
     .string()
-    .refine((value) => currencyCode(value) !== null, { error: 'must be an ISO 4217 currency code such as USD, EUR or JPY' })
+    .refine((value) => currencyCode(value) !== null, { error: 'must be an ISO 4217 code such as USD, EUR or JPY' })
     .meta({ description: "ISO 4217 (case-insensitive); default: the brand's currency", example: 'EUR' });
 
 /** Brand-currency units per one unit of the order's currency, as exact decimal text ("1.0825"); a JSON number is taken as written. */
