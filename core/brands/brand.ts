@@ -113,11 +113,12 @@ export async function listBrands(db: Executor): Promise<Brand[]> {
 export async function updateBrand(
   db: Executor,
   brandId: string,
-  changes: Partial<BrandSettings> & { plan?: Plan; name?: string; status?: Brand['status'] },
+  changes: Partial<BrandSettings> & { plan?: Plan; name?: string; status?: Brand['status']; currency?: string },
 ): Promise<Brand> {
+  const currency = changes.currency === undefined ? {} : { currency: requireCurrency(changes.currency) };
   const [row] = await db('brands')
     .where({ brand_id: brandId })
-    .update({ ...changes, updated_at: db.fn.now() })
+    .update({ ...changes, ...currency, updated_at: db.fn.now() })
     .returning('*');
   if (!row) throw new NotFound(`brand ${brandId} not found`);
   await brandChanged(db, brandId);

@@ -37,10 +37,10 @@ export interface PaidOrderResult {
 export async function recordPaidOrder(trx: Knex.Transaction, brand: Brand, order: PaidOrderInput): Promise<PaidOrderResult> {
   assertBrandActive(brand);
   const input = order.conversion;
-  // Checked before anything is read or written: a bad amount or currency is the caller's 4xx.
-  const money = conversionMoney(brand, input);
   const existing = await findExistingConversion(trx, brand.brand_id, input);
   if (existing) return duplicateOf(await completeIfPending(trx, brand, existing, input));
+  // Checked before anything is written: a bad amount or currency is the caller's 4xx (a repeat is answered as before).
+  const money = conversionMoney(brand, input);
 
   const referrer = await findReferrer(trx, brand, input, order);
   if (!referrer) return { result: { attributed: false }, claim_id: null };
