@@ -1,5 +1,6 @@
 import { rewardBalance } from '../../core/ledger/reward-ledger';
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
+import { signedHeaders } from '../helpers/signed-convert';
 import { type TestApp, startTestApp } from '../helpers/test-app';
 import { closeTestDatabase } from '../helpers/test-database';
 
@@ -218,5 +219,21 @@ describe('currencies in requests', () => {
     expect(tooFine.status).toBe(400);
     expect(tooFine.body.error).toBe('raw_value: must be a whole number of KWD minor units (at most 3 decimals)');
     expect(await t.db('claims').where({ brand_id: brand.brandId })).toHaveLength(1);
+  });
+
+  it('/convert takes value in the brand’s currency and names `value` when it has too many decimals', async () => {
+    const brand = await givenBrand(t.db, { plan: 'starter', currency: 'JPY', referee_discount_type: 'percentage', referee_discount_value: 15 });
+    const advocate = await givenAdvocate(t.db, brand.brandId);
+    const send = (body: object) => {
+      const raw = JSON.stringify(body);
+      return t.http.post('/api/v1/convert').set(signedHeaders(brand.brandId, brand.apiKey, raw)).send(raw);
+    };
+    const refused = await send({ referral_code: advocate.code, email: 'j1@example.com', value: 999.5 });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toBe('value: must be a whole number of JPY (no decimals)');
+    // 15 % of 999 yen = 149.85 → 150.
+    const created = await send({ referral_code: advocate.code, email: 'j2@example.com', value: 999 });
+    expect(created.status).toBe(201);
+    expect(created.body.data).toMatchObject({ raw_value: 999, discount_applied: 150, claim_value: 849 });
   });
 });
