@@ -124,6 +124,13 @@ export function prorate(minor: Minor, numerator: number, denominator: number): M
   return divideHalfUp(BigInt(minor) * BigInt(numerator), BigInt(denominator));
 }
 
+/** Minor units at `from` decimals, rounded half up to a currency with `to` ≤ `from` (cents → whole yen). */
+export function roundMinor(minor: Minor, from: number, to: number): Minor {
+  if (to >= from) return minor;
+  const step = 10 ** (from - to);
+  return prorate(minor, 1, step) * step;
+}
+
 /** A percentage in 1/10,000 of a percent: 12.5 → 125,000 (1 % = 10,000). */
 function basisPoints(percent: number): number {
   return Math.round(percent * 10 ** PERCENT_DECIMALS);

@@ -1,8 +1,10 @@
+import { mapRefund } from '../../connectors/shopify/map-refund';
+import { parseLosslessJson } from '../../connectors/shopify/parse-lossless-json';
 import { findBrand } from '../../core/brands/brand';
 import { rewardBalance } from '../../core/ledger/reward-ledger';
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { conversionOf, deliver, shopWithTenoff } from '../shopify/sales-shop';
-import { fixtureText, installApp, referrals, setUpShopifyTests, uniqueShop } from '../shopify/shopify-test-kit';
+import { fixtureText, installApp, referrals, setUpShopifyTests, uniqueShop, variant } from '../shopify/shopify-test-kit';
 
 const context = setUpShopifyTests();
 
@@ -46,5 +48,19 @@ describe('a Shopify brand sells in its shop\'s currency', () => {
     expect(run.stderr).toContain(`the shop sells in GBP but brand ${brand.brandId} records in USD and has conversions`);
     expect(await findBrand(context.app.db, brand.brandId)).toMatchObject({ currency: 'USD' });
     expect(await context.app.db('shopify_shops').where({ shop_domain: shop })).toHaveLength(0);
+  });
+});
+
+describe('a JPY shop\'s refund paid back in EUR (pure mapping)', () => {
+  it('converts the EUR transaction at the refund\'s own rate into whole yen', () => {
+    const body = variant(fixtureText('refunds-create.usd-shop-eur-buyer.json'), (refund) => {
+      const yen = (shop: string, eur: string) => ({ shop_money: { amount: shop, currency_code: 'JPY' }, presentment_money: { amount: eur, currency_code: 'EUR' } });
+      refund.refund_line_items = [{ ...refund.refund_line_items[0], subtotal: '1000', total_tax: '0', subtotal_set: yen('1000', '6.10'), total_tax_set: yen('0', '0.00') }];
+      refund.transactions[0].amount = '2.00';
+    });
+    const mapped = mapRefund(parseLosslessJson(body), 'tokyo.myshopify.com');
+    // 2.00 EUR × 1000 JPY / 6.10 EUR = 327.87 → 328 yen (half up), never a fraction of a yen.
+    expect(mapped.transactions[0]).toMatchObject({ shop_cents: 32800, presentment_cents: 200, presentment_currency: 'EUR' });
+    expect(mapped.refund.refund_amount).toBe(328);
   });
 });
