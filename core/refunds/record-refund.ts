@@ -6,7 +6,7 @@ import type { ConversionStatus } from '../conversions/conversion-status';
 import { currencyExponent, requireCurrency } from '../currency';
 import { Invalid, NotFound, Unprocessable } from '../errors';
 import { returnRedemption, reverseConversionReward } from '../ledger/reward-ledger';
-import { type Minor, amountFromMinor, decimalFromMinor, exactMinor, minorFromDecimal } from '../money';
+import { type Minor, amountFromMinor, decimalFromMinor, exactMinor, minorFromDecimal, prorate } from '../money';
 import type { RefundInput, RefundResult } from './refund-input';
 
 /** The conversions columns a refund reads (CONVERSION_COLUMNS), as the driver returns them. */
@@ -100,7 +100,7 @@ export async function recordRefund(trx: Knex.Transaction, brand: Brand, input: R
   if (target.claim) {
     await trx('claims')
       .where({ brand_id: brandId, claim_id: target.claim.claim_id })
-      .update({ status: claimStatusFor(status), refunded_total: decimal(refundedTotal), updated_at: trx.fn.now() });
+      .update({ status: claimStatusFor(status), refunded_total: claimRefundedTotal(brand, target, refundedTotal, orderValue, full), updated_at: trx.fn.now() });
     if (target.claim.type === 'advocate') {
       // The advocate spent their reward on this order: a refund gives it back, pro rata.
       await returnRedemption(trx, {
@@ -130,6 +130,18 @@ export async function recordRefund(trx: Knex.Transaction, brand: Brand, input: R
     reward_reversed: amountFromMinor(rewardReversed, brandExponent),
     currency: target.currency,
   };
+}
+
+/**
+ * The claim's refunded_total, in the brand's currency (the claim's): the order's when they are the
+ * same; for an order in another currency, the same share of the claim's value.
+ */
+function claimRefundedTotal(brand: Brand, target: Target, refundedTotal: Minor, orderValue: Minor, full: boolean): string {
+  if (target.currency === brand.currency) return decimalFromMinor(refundedTotal, target.exponent);
+  const exponent = currencyExponent(brand.currency);
+  const claim = target.claim!;
+  const value = minorFromDecimal(claim.claim_value, exponent) || minorFromDecimal(claim.raw_value, exponent);
+  return decimalFromMinor(full ? value : prorate(value, refundedTotal, orderValue), exponent);
 }
 
 /** A refund is in its order's currency: one naming another is refused, not converted. */

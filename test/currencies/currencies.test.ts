@@ -236,4 +236,20 @@ describe('currencies in requests', () => {
     expect(created.status).toBe(201);
     expect(created.body.data).toMatchObject({ raw_value: 999, discount_applied: 150, claim_value: 849 });
   });
+
+  it('keeps a claim’s refunded_total in the brand’s currency when its order was in another', async () => {
+    const { brand, advocate } = await givenBrandIn('USD');
+    const claimed = await claim(brand.headers, { email: 'eu@example.com', referral_code: advocate.code, raw_value: 100, claim_value: 100 });
+    expect(claimed.status).toBe(201);
+    const orderId = uniqueOrderId();
+    const converted = await conversion(brand.headers, {
+      email: 'eu@example.com', order_id: orderId, order_value: 92, currency: 'EUR', exchange_rate: '1.087', claim_id: claimed.body.data.claim_id, referral_code: advocate.code,
+    });
+    expect(converted.status).toBe(201);
+    const refunded = await refund(brand.headers, { order_id: orderId, refund_amount: 23, is_full_refund: false });
+    expect(refunded.body.data).toMatchObject({ refunded_total: 23, currency: 'EUR', claim_updated: true });
+    // A quarter of the order: a quarter of the claim's 100.00 USD.
+    const stored = await t.db('claims').where({ brand_id: brand.brandId, claim_id: claimed.body.data.claim_id }).first();
+    expect(stored).toMatchObject({ status: 'partial_refund', refunded_total: '25.00' });
+  });
 });
