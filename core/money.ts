@@ -40,7 +40,8 @@ export function isWholeCents(amount: number): boolean {
 /** Percentages (discount and reward rates) are counted in 1/10,000 of a percent: at most 4 decimals. */
 export const PERCENT_DECIMALS = 4;
 
-function maxMinor(exponent: number): Minor {
+/** The largest amount a money column holds, in minor units of a currency with `exponent` decimals. */
+export function maxMinor(exponent: number): Minor {
   return Math.min(MAX_MAJOR * 10 ** exponent + (10 ** exponent - 1), Number.MAX_SAFE_INTEGER);
 }
 

@@ -1,7 +1,7 @@
 import type { Brand } from '../brands/brand';
 import { currencyExponent, requireCurrency } from '../currency';
 import { Invalid, Unprocessable } from '../errors';
-import { type ExchangeRate, type Minor, exactMinor, parseExchangeRate, toMinor } from '../money';
+import { type ExchangeRate, type Minor, convertShare, exactMinor, maxMinor, parseExchangeRate, toMinor } from '../money';
 import type { ConversionInput } from './conversion-input';
 
 /**
@@ -33,12 +33,18 @@ export function conversionMoney(brand: Brand, input: ConversionInput): Conversio
   const brandExponent = currencyExponent(brand.currency);
   const exact = (value: number, field: string) => exactMinor(value, exponent, field, currency);
   const optional = (value: number | null | undefined, field: string) => (value == null ? null : exact(value, field));
+  const orderValue = exact(input.order_value, 'order_value');
+  const rate = currency === brand.currency ? null : exchangeRate(brand, input, currency);
+  // A reward is at most the order's value converted: that must fit the brand's money columns.
+  if (rate && Math.abs(convertShare(orderValue, exponent, rate, brandExponent)) > maxMinor(brandExponent)) {
+    throw new Invalid(`exchange_rate: ${rate.text} makes order_value larger than the largest amount in ${brand.currency}`);
+  }
   return {
     currency,
     exponent,
-    rate: currency === brand.currency ? null : exchangeRate(brand, input, currency),
+    rate,
     brandExponent,
-    order_value: exact(input.order_value, 'order_value'),
+    order_value: orderValue,
     order_subtotal: optional(input.order_subtotal, 'order_subtotal'),
     discount_applied: optional(input.discount_applied, 'discount_applied'),
     total_discount: optional(input.total_discount, 'total_discount'),

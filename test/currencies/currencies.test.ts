@@ -137,6 +137,9 @@ describe('a USD brand receiving a EUR order', () => {
 
   it('returns 400 naming exchange_rate when it is not a positive decimal', async () => {
     const { brand, advocate } = await givenBrandIn('USD');
+    const huge = await conversion(brand.headers, { email: 'b@example.com', order_id: uniqueOrderId(), order_value: 999999999, currency: 'EUR', exchange_rate: '999999999999', referral_code: advocate.code });
+    expect(huge.status).toBe(400);
+    expect(huge.body.error).toBe('exchange_rate: 999999999999 makes order_value larger than the largest amount in USD');
     for (const rate of ['0', '-1.1', '1,08', 'abc', '1e3']) {
       const response = await conversion(brand.headers, { email: 'b@example.com', order_id: uniqueOrderId(), order_value: 100, currency: 'EUR', exchange_rate: rate, referral_code: advocate.code });
       expect(response.status).toBe(400);
