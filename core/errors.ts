@@ -29,6 +29,10 @@ export class Conflict extends DomainError {
 export class Invalid extends DomainError {
   static override readonly code: string = 'invalid_request';
 }
+/** Well-formed, but it cannot be done as asked (an order in another currency without a rate). */
+export class Unprocessable extends DomainError {
+  static override readonly code: string = 'unprocessable';
+}
 /** The brand may not do this (inactive brand, plan too low). */
 export class Forbidden extends DomainError {
   static override readonly code: string = 'forbidden';

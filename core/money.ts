@@ -1,12 +1,19 @@
 /**
- * Exact money: amounts travel as JSON numbers in major units, are computed as integer minor
- * units (cents), and are stored as numeric(14,2). Floats are never accumulated.
+ * Exact money: amounts travel as JSON numbers in major units, are computed as integer minor units
+ * of their currency (10^exponent per major unit: JPY 0, USD 2, KWD 3; see core/currency.ts), and
+ * are stored as numeric text with that many decimals. Floats are never accumulated.
  */
 import { Invalid } from './errors';
 
-export type Cents = number;
+/** An integer count of a currency's minor units (cents, yen, fils). */
+export type Minor = number;
+/** Minor units of a 2-decimal currency. */
+export type Cents = Minor;
 
-const MAX_CENTS = 999_999_999_999_99; // numeric(14,2)
+/** The most decimals ISO 4217 gives a currency (CLF, UYW); the money columns keep this many. */
+export const MAX_EXPONENT = 4;
+/** Twelve digits before the point, as numeric(14,2) allowed. */
+const MAX_MAJOR = 999_999_999_999;
 
 /** value × 10^places without binary noise: 19.99 × 100 → 1999 (not 1998.9999999999998). */
 function scaled(value: number, places: number): number {
@@ -18,10 +25,14 @@ export function hasAtMostDecimals(value: number, places: number): boolean {
   return Number.isFinite(value) && Number.isInteger(scaled(value, places));
 }
 
-/**
- * An amount is a whole number of minor units: at most two decimals (1e-9 and 0.001 are not).
- * The one rule every amount a caller sends must pass.
- */
+/** The fewest decimals `value` is written with, up to MAX_EXPONENT (12.5 → 1, 12.345 → 3). */
+export function decimalsOf(value: number): number {
+  let places = 0;
+  while (places < MAX_EXPONENT && !hasAtMostDecimals(value, places)) places += 1;
+  return places;
+}
+
+/** An amount is a whole number of cents: at most two decimals (1e-9 and 0.001 are not). */
 export function isWholeCents(amount: number): boolean {
   return hasAtMostDecimals(amount, 2);
 }
@@ -29,65 +40,137 @@ export function isWholeCents(amount: number): boolean {
 /** Percentages (discount and reward rates) are counted in 1/10,000 of a percent: at most 4 decimals. */
 export const PERCENT_DECIMALS = 4;
 
-/**
- * 19.99 → 1999. Rounds half away from zero at the cent, after undoing binary noise (1.005).
- * An amount beyond numeric(14,2) (a caller's total plus its discount, say) is the input's fault: Invalid.
- */
-export function toCents(amount: number): Cents {
-  const hundredfold = scaled(amount, 2);
-  const cents = Math.sign(hundredfold) * Math.round(Math.abs(hundredfold));
-  if (!Number.isSafeInteger(cents) || Math.abs(cents) > MAX_CENTS) {
-    throw new Invalid(`amount ${amount} is out of range (at most ${decimalFromCents(MAX_CENTS)})`);
-  }
-  return cents === 0 ? 0 : cents;
+/** The largest amount a money column holds, in minor units of a currency with `exponent` decimals. */
+export function maxMinor(exponent: number): Minor {
+  return Math.min(MAX_MAJOR * 10 ** exponent + (10 ** exponent - 1), Number.MAX_SAFE_INTEGER);
 }
 
-/** A numeric column value ("19.99") → 1999, exactly. */
-export function centsFromDecimal(value: string | number | null | undefined): Cents {
+/**
+ * 19.99 → 1999 at exponent 2. Rounds half away from zero at the minor unit, after undoing binary
+ * noise (1.005). An amount beyond twelve digits is the input's fault: Invalid.
+ */
+export function toMinor(amount: number, exponent: number): Minor {
+  const multiplied = scaled(amount, exponent);
+  const minor = Math.sign(multiplied) * Math.round(Math.abs(multiplied));
+  if (!Number.isSafeInteger(minor) || Math.abs(minor) > maxMinor(exponent)) {
+    throw new Invalid(`amount ${amount} is out of range (at most ${decimalFromMinor(maxMinor(exponent), exponent)})`);
+  }
+  return minor === 0 ? 0 : minor;
+}
+
+/** toMinor for an amount a caller sent: more decimals than the currency has → Invalid naming `field`. */
+export function exactMinor(amount: number, exponent: number, field: string, currency: string): Minor {
+  if (!hasAtMostDecimals(amount, exponent)) throw new Invalid(`${field}: ${minorUnitRule(exponent, currency)}`);
+  return toMinor(amount, exponent);
+}
+
+/** The rule an amount breaks when it has too many decimals, as a sentence. */
+export function minorUnitRule(exponent: number, currency: string): string {
+  if (exponent === 2) return 'must be a whole number of cents (at most 2 decimals)';
+  if (exponent === 0) return `must be a whole number of ${currency} (no decimals)`;
+  return `must be a whole number of ${currency} minor units (at most ${exponent} decimals)`;
+}
+
+/** A numeric column value ("19.99") → 1999 at exponent 2, exactly; digits past the exponent round half up. */
+export function minorFromDecimal(value: string | number | null | undefined, exponent: number): Minor {
   if (value === null || value === undefined) return 0;
-  if (typeof value === 'number') return toCents(value);
+  if (typeof value === 'number') return toMinor(value, exponent);
   const match = /^(-?)(\d+)(?:\.(\d+))?$/.exec(value.trim());
   if (!match) throw new RangeError(`not a decimal: ${value}`);
   const [, sign, whole, fraction = ''] = match;
-  const padded = (fraction + '000').slice(0, 3);
-  let cents = Number(whole) * 100 + Number(padded.slice(0, 2));
-  if (Number(padded[2]) >= 5) cents += 1;
-  return sign === '-' ? -cents : cents;
+  const padded = fraction.padEnd(exponent + 1, '0');
+  let minor = Number(whole) * 10 ** exponent + Number(padded.slice(0, exponent) || '0');
+  if (Number(padded[exponent]) >= 5) minor += 1;
+  return sign === '-' && minor !== 0 ? -minor : minor;
 }
 
-/** 1999 → "19.99", the exact text handed to a numeric(14,2) column. */
-export function decimalFromCents(cents: Cents): string {
-  const sign = cents < 0 ? '-' : '';
-  const abs = Math.abs(cents);
-  return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
+/** 1999 → "19.99" at exponent 2, 1500 → "1500" at 0: the exact text handed to a numeric column. */
+export function decimalFromMinor(minor: Minor, exponent: number): string {
+  const sign = minor < 0 ? '-' : '';
+  const digits = String(Math.abs(minor)).padStart(exponent + 1, '0');
+  if (exponent === 0) return `${sign}${digits}`;
+  return `${sign}${digits.slice(0, -exponent)}.${digits.slice(-exponent)}`;
 }
 
-/** 1999 → 19.99, for JSON responses. */
-export function amountFromCents(cents: Cents): number {
-  return Number(decimalFromCents(cents));
+/** 1999 → 19.99 at exponent 2, for JSON responses. */
+export function amountFromMinor(minor: Minor, exponent: number): number {
+  return Number(decimalFromMinor(minor, exponent));
 }
 
-/** A numeric column value → a JSON number in major units. */
+/** A numeric column value → a JSON number in major units (the column already has the currency's decimals). */
 export function amountFromDecimal(value: string | number | null | undefined): number {
-  return amountFromCents(centsFromDecimal(value));
+  if (value === null || value === undefined) return 0;
+  return Number(value);
+}
+
+export const toCents = (amount: number): Cents => toMinor(amount, 2);
+export const centsFromDecimal = (value: string | number | null | undefined): Cents => minorFromDecimal(value, 2);
+export const decimalFromCents = (cents: Cents): string => decimalFromMinor(cents, 2);
+export const amountFromCents = (cents: Cents): number => amountFromMinor(cents, 2);
+
+/** n / d rounded half up (d > 0), as a number of minor units. */
+function divideHalfUp(n: bigint, d: bigint): Minor {
+  const negative = n < 0n;
+  const abs = negative ? -n : n;
+  const quotient = abs / d + ((abs % d) * 2n >= d ? 1n : 0n);
+  return Number(negative ? -quotient : quotient);
 }
 
 /**
- * `cents × numerator / denominator`, rounded half up, in integer arithmetic
+ * `minor × numerator / denominator`, rounded half up, in integer arithmetic
  * (used for percentages and pro-rata reversals).
  */
-export function prorate(cents: Cents, numerator: number, denominator: number): Cents {
+export function prorate(minor: Minor, numerator: number, denominator: number): Minor {
   if (denominator === 0) return 0;
-  const n = BigInt(cents) * BigInt(numerator);
-  const d = BigInt(denominator);
-  const quotient = n / d;
-  const remainder = n % d;
-  const roundUp = remainder * 2n >= d ? 1n : 0n;
-  return Number(quotient + roundUp);
+  return divideHalfUp(BigInt(minor) * BigInt(numerator), BigInt(denominator));
 }
 
-/** `percent` % of `cents` (percent may have up to four decimals: 12.5 → 12.5 %). */
-export function percentOf(cents: Cents, percent: number): Cents {
-  const basisPoints = Math.round(percent * 10 ** PERCENT_DECIMALS); // 1 % = 10_000
-  return prorate(cents, basisPoints, 1_000_000);
+/** Minor units at `from` decimals, rounded half up to a currency with `to` ≤ `from` (cents → whole yen). */
+export function roundMinor(minor: Minor, from: number, to: number): Minor {
+  if (to >= from) return minor;
+  const step = 10 ** (from - to);
+  return prorate(minor, 1, step) * step;
+}
+
+/** A percentage in 1/10,000 of a percent: 12.5 → 125,000 (1 % = 10,000). */
+function basisPoints(percent: number): number {
+  return Math.round(percent * 10 ** PERCENT_DECIMALS);
+}
+
+/** `percent` % of `minor` (percent may have up to four decimals: 12.5 → 12.5 %). */
+export function percentOf(minor: Minor, percent: number): Minor {
+  return prorate(minor, basisPoints(percent), 100 * 10 ** PERCENT_DECIMALS);
+}
+
+/** An exchange rate as an exact decimal: `units / 10^scale` (1.0825 → 10825 / 10^4). */
+export interface ExchangeRate {
+  units: bigint;
+  scale: number;
+  /** The rate as its canonical decimal text ("1.0825"). */
+  text: string;
+}
+
+/** At most 12 digits before and 12 after the point: numeric(24,12). */
+const RATE = /^(\d{1,12})(?:\.(\d{1,12}))?$/;
+
+/** "1.0825" (or 1.0825) → an exact rate; null when it is not a positive decimal of that shape. */
+export function parseExchangeRate(value: string | number): ExchangeRate | null {
+  const text = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : '') : value.trim();
+  const match = RATE.exec(text);
+  if (!match) return null;
+  const fraction = (match[2] ?? '').replace(/0+$/, '');
+  const units = BigInt(match[1]! + fraction);
+  if (units === 0n) return null;
+  const whole = String(BigInt(match[1]!));
+  return { units, scale: fraction.length, text: fraction ? `${whole}.${fraction}` : whole };
+}
+
+/**
+ * `percent` % of an amount in one currency, converted at `rate` into another, rounded half up
+ * once, at the target's minor unit: minor × percent/100 × rate × 10^(to − from).
+ */
+export function convertShare(minor: Minor, from: number, rate: ExchangeRate, to: number, percent = 100): Minor {
+  const n = BigInt(minor) * BigInt(basisPoints(percent)) * rate.units * 10n ** BigInt(to);
+  const d = 100n * 10n ** BigInt(PERCENT_DECIMALS) * 10n ** BigInt(rate.scale) * 10n ** BigInt(from);
+  return divideHalfUp(n, d);
 }

@@ -12,7 +12,9 @@ import * as shopifySalesAndShopMoney from './20261201_0010_shopify_sales_and_sho
 import * as shopifyDeliveryIdentityAndDataRequests from './20261202_0011_shopify_delivery_identity_and_data_requests';
 import * as rewardLifecycle from './20261203_0012_reward_lifecycle';
 import * as fraudReview from './20261204_0013_fraud_review';
+import * as currencies from './20261205_0014_currencies';
 import * as outboundWebhooks from './20261206_0015_outbound_webhooks';
+import * as rewardAmountsInCurrency from './20261208_0017_reward_amounts_in_currency';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -35,5 +37,7 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['20261202_0011_shopify_delivery_identity_and_data_requests', shopifyDeliveryIdentityAndDataRequests],
   ['20261203_0012_reward_lifecycle', rewardLifecycle],
   ['20261204_0013_fraud_review', fraudReview],
+  ['20261205_0014_currencies', currencies],
   ['20261206_0015_outbound_webhooks', outboundWebhooks],
+  ['20261208_0017_reward_amounts_in_currency', rewardAmountsInCurrency],
 ];

@@ -1,3 +1,4 @@
+import { requireCurrency } from '../../core/currency';
 import { inTransaction } from '../../core/db/transaction';
 import { CliError, type Command, brandFlag, choiceFlag, numberFlag, optionalFlag, requiredFlag } from '../../server/http';
 import { adminApiForBrand } from './admin-api';
@@ -35,13 +36,16 @@ export function shopifyCommands(settings: ShopifySettings): Record<string, Comma
 
         const { api, apiSecret, stored } = await customAppCredentials(flags, shop, progress);
         let shopName: string;
+        let currency: string;
         try {
-          ({ shop: { name: shopName } } = await api.request<{ shop: { name: string } }>('#graphql\n query ConnectedShop { shop { name } }'));
+          ({ shop: { name: shopName, currencyCode: currency } } = await api.request<{ shop: { name: string; currencyCode: string } }>(
+            '#graphql\n query ConnectedShop { shop { name currencyCode } }',
+          ));
         } catch (error) {
           throw new Error(`Shopify refused the access token for ${shop}: ${(error as Error).message}`);
         }
         await inTransaction(db, (trx) =>
-          connectCustomApp(trx, { brandId, shop, apiSecret, encryptionSecret: config.keyEncryptionSecret, ...stored }),
+          connectCustomApp(trx, { brandId, shop, apiSecret, encryptionSecret: config.keyEncryptionSecret, currency: requireCurrency(currency, 'shop.currencyCode'), ...stored }),
         );
         const webhooks = appUrl
           ? await subscribeAndRecord(db, { brand_id: brandId, shop_domain: shop }, api, webhookUrl(appUrl))

@@ -17,12 +17,13 @@ export interface InstallResult {
 
 /**
  * A completed OAuth install: a new shop gets a brand and its first API key; a shop seen before
- * (a reinstall) is re-linked to its brand, which becomes active again. The offline session is
+ * (a reinstall) is re-linked to its brand, which becomes active again. A new brand takes the shop's
+ * currency; a reinstalled one keeps its own (its ledger is in it). The offline session is
  * stored with it, in the same transaction.
  */
 export async function installShop(
   trx: Knex.Transaction,
-  input: { session: Session; plan: Plan; encryptionSecret: string },
+  input: { session: Session; plan: Plan; encryptionSecret: string; currency: string },
 ): Promise<InstallResult> {
   const shop = input.session.shop;
   await lockShop(trx, shop);
@@ -32,7 +33,7 @@ export async function installShop(
     const brand = await getBrand(trx, link.brand_id);
     result = { brand: brand.status === 'active' ? brand : await updateBrand(trx, brand.brand_id, { status: 'active' }), api_key: null, reinstalled: true };
   } else {
-    const brand = await createBrand(trx, { name: shop, plan: input.plan });
+    const brand = await createBrand(trx, { name: shop, plan: input.plan, currency: input.currency });
     const key = await createApiKey(trx, brand.brand_id, input.encryptionSecret, 'shopify install');
     result = { brand, api_key: key.api_key, reinstalled: false };
   }
@@ -55,13 +56,13 @@ export async function installShop(
  */
 export async function connectCustomApp(
   trx: Knex.Transaction,
-  input: { brandId: string; shop: string; apiSecret: string; encryptionSecret: string } & (
+  input: { brandId: string; shop: string; apiSecret: string; encryptionSecret: string; currency: string } & (
     | { accessToken: string }
     | { clientId: string; session: Session }
   ),
 ): Promise<Brand> {
   await lockShop(trx, input.shop);
-  const brand = await getBrand(trx, input.brandId);
+  const brand = await brandInShopCurrency(trx, await getBrand(trx, input.brandId), input.currency);
   const link = await findShopLink(trx, input.shop);
   if (link && link.brand_id !== brand.brand_id) {
     throw new Conflict(`${input.shop} is already connected to brand ${link.brand_id}`);
@@ -80,4 +81,18 @@ export async function connectCustomApp(
       : new Session({ id: `offline_${input.shop}`, shop: input.shop, state: '', isOnline: false, accessToken: input.accessToken }),
   );
   return brand.status === 'active' ? brand : updateBrand(trx, brand.brand_id, { status: 'active' });
+}
+
+/**
+ * A brand connected to a shop sells in the shop's currency: one that has recorded nothing yet
+ * takes it; one with conversions in another currency is refused (its ledger is in that one, and
+ * the shop's orders carry no exchange rate).
+ */
+async function brandInShopCurrency(trx: Knex.Transaction, brand: Brand, currency: string): Promise<Brand> {
+  if (brand.currency === currency) return brand;
+  const recorded = await trx('conversions').where({ brand_id: brand.brand_id }).first('conversion_id');
+  if (recorded) {
+    throw new Conflict(`the shop sells in ${currency} but brand ${brand.brand_id} records in ${brand.currency} and has conversions: connect the shop to a brand in ${currency}`);
+  }
+  return updateBrand(trx, brand.brand_id, { currency });
 }

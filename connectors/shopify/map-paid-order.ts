@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { type ConversionInput, conversionInputSchema } from '../../core/conversions/conversion-input';
 import { Invalid } from '../../core/errors';
 import { canonicalIp } from '../../core/fraud/client-ip';
-import { type Cents, amountFromCents, centsFromDecimal, prorate, toCents } from '../../core/money';
+import { type Cents, amountFromCents, centsFromDecimal, prorate, roundMinor, toCents } from '../../core/money';
 import { idString } from './parse-lossless-json';
+import { shopExponent } from './shop-currency';
 import { type MoneySet, type ShopifyLineItem, type ShopifyOrder, orderSchema } from './shopify-payloads';
 
 /** An orders/paid body mapped to the core's input, plus the codes attribution may choose from. */
@@ -55,7 +56,9 @@ export function mapPaidOrder(body: unknown, shopDomain: string): MappedPaidOrder
   if (!orderId) throw new Invalid('orders/paid: id is missing');
 
   const refunded = refundedInBody(order);
-  const lines = (order.line_items ?? []).map((item, index) => paidLine(item, index, refunded.quantities));
+  const currency = order.currency ?? order.total_price_set?.shop_money?.currency_code ?? null;
+  const exponent = shopExponent(currency);
+  const lines = (order.line_items ?? []).map((item, index) => paidLine(item, index, refunded.quantities, exponent));
   const giftCards = lines.filter((line) => line.gift_card).reduce((sum, line) => sum + line.revenue, 0);
   // current_* are net of refunds too: only a body that lists its refunds lets us add them back.
   const current = (set: MoneySet | null | undefined, field: string) =>
@@ -89,7 +92,7 @@ export function mapPaidOrder(body: unknown, shopDomain: string): MappedPaidOrder
     customer_ip: canonicalIp(order.browser_ip ?? order.client_details?.browser_ip),
     products: lines.filter((line) => !line.gift_card && line.product.quantity > 0).map((line) => line.product),
     coupons_applied: coupons,
-    currency: order.currency ?? order.total_price_set?.shop_money?.currency_code ?? null,
+    currency,
     source: 'shopify',
     status: 'completed',
     metadata: {
@@ -192,7 +195,7 @@ export function landingParameters(landingSite: string | null | undefined): strin
 }
 
 /** A line as paid (after edits, before refunds): its units, its revenue in shop money, its product line. */
-function paidLine(item: ShopifyLineItem, index: number, refundedUnits: Map<string, number>) {
+function paidLine(item: ShopifyLineItem, index: number, refundedUnits: Map<string, number>, exponent: number) {
   const lineId = idString(item.id);
   const units = item.current_quantity == null ? item.quantity : item.current_quantity + (refundedUnits.get(lineId ?? '') ?? 0);
   const unit = shopCents(item.price_set, item.price, `line_items.${index}.price`);
@@ -202,7 +205,7 @@ function paidLine(item: ShopifyLineItem, index: number, refundedUnits: Map<strin
   }));
   const allocated = allocations.reduce((sum, allocation) => sum + toCents(allocation.amount), 0);
   // Allocations are for the units ordered; an edit that removed some keeps its share.
-  const discount = units === item.quantity ? allocated : prorate(allocated, units, item.quantity);
+  const discount = units === item.quantity ? allocated : roundMinor(prorate(allocated, units, item.quantity), 2, exponent);
   const revenue = unit * units - discount;
   const attributes: Record<string, unknown> = {
     line_item_id: lineId,

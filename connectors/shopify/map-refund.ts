@@ -1,8 +1,9 @@
 import { Invalid } from '../../core/errors';
-import { type Cents, amountFromCents, prorate } from '../../core/money';
+import { type Cents, amountFromCents, prorate, roundMinor } from '../../core/money';
 import { type RefundInput, refundInputSchema } from '../../core/refunds/refund-input';
 import { centsOf, parsePayload, shopCents } from './map-paid-order';
 import { idString } from './parse-lossless-json';
+import { shopExponent } from './shop-currency';
 import { type MoneySet, type ShopifyRefund, type ShopifyTransaction, refundSchema } from './shopify-payloads';
 
 /** One `refund` transaction of a refund, its amount in the shop's currency. */
@@ -95,7 +96,8 @@ function toShopMoney(cents: Cents, currency: string | null, rate: Rate | null, f
   if (rate.presentment === 0 || currency !== rate.presentment_currency) {
     throw new Invalid(`${field}: ${currency} amount with no shop-money amounts in the refund to convert it by`);
   }
-  return prorate(cents, rate.shop, rate.presentment);
+  // In whole minor units of the shop's currency (whole yen for a JPY shop).
+  return roundMinor(prorate(cents, rate.shop, rate.presentment), 2, shopExponent(rate.shop_currency));
 }
 
 /** The refund's own amounts in both currencies (magnitudes: an adjustment's sign is the same in each). */

@@ -1,9 +1,11 @@
 import { HttpResponseError, InvalidHmacError, type Session, type Shopify, ShopifyError } from '@shopify/shopify-api';
 import { inTransaction } from '../../core/db/transaction';
 import { type Ctx, HttpError } from '../../server/http';
+import { adminApiFor } from './admin-api';
 import { installPage } from './install-page';
 import { installShop } from './install-shop';
 import { AUTH_CALLBACK_PATH, type ShopifyAppConfig, normalizeShopDomain, webhookUrl } from './shopify-config';
+import { shopCurrency } from './shop-currency';
 import { publicShopifyApp } from './shopify-library';
 
 /** The routes of an unconfigured public app answer 503 (custom-app shops need no install). */
@@ -49,7 +51,7 @@ export async function beginInstall(ctx: Ctx, app: ShopifyAppConfig | null): Prom
 
 /**
  * GET /shopify/auth/callback: exchanges the code for an expiring offline token, creates (or
- * re-links) the shop's brand, subscribes the webhooks and shows the brand ID and first key.
+ * re-links) the shop's brand (in the shop's currency), subscribes the webhooks and shows the brand ID and first key.
  */
 export async function completeInstall(ctx: Ctx, app: ShopifyAppConfig | null): Promise<void> {
   const appConfig = requireAppConfig(app);
@@ -63,8 +65,15 @@ export async function completeInstall(ctx: Ctx, app: ShopifyAppConfig | null): P
     if (error instanceof ShopifyError) throw new HttpError(400, `the install could not be completed (${error.message}); start again from the Shopify admin`);
     throw error;
   }
+  // A new shop's brand sells in the shop's currency; asked before the transaction (a network call).
+  let currency: string;
+  try {
+    currency = await shopCurrency(adminApiFor(shopify, session));
+  } catch (error) {
+    throw new HttpError(502, `Shopify did not tell the shop's currency (${(error as Error).message}); start the install again`);
+  }
   const installed = await inTransaction(db, (trx) =>
-    installShop(trx, { session, plan: appConfig.defaultPlan, encryptionSecret: config.keyEncryptionSecret }),
+    installShop(trx, { session, plan: appConfig.defaultPlan, encryptionSecret: config.keyEncryptionSecret, currency }),
   );
   // No shop-specific subscriptions: the public app's are app-level, deployed from shopify.app.toml.
   ctx.set('Cache-Control', 'no-store');

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { DEFAULT_CURRENCY, requireCurrency } from '../currency';
 import type { Executor } from '../db/transaction';
 import { NotFound } from '../errors';
 import { brandChanged } from './brand-changes';
@@ -45,6 +46,8 @@ export interface Brand extends BrandSettings {
   brand_id: string;
   name: string;
   plan: Plan;
+  /** ISO 4217, set at creation: the reward ledger's, claims' and fixed rewards' currency. */
+  currency: string;
   status: BrandStatus;
   created_at: string;
 }
@@ -53,6 +56,7 @@ interface BrandRow {
   brand_id: string;
   name: string;
   plan: Plan;
+  currency: string;
   status: BrandStatus;
   reward_type: RewardType;
   reward_value: string;
@@ -80,6 +84,7 @@ function toBrand(row: BrandRow): Brand {
     brand_id: row.brand_id,
     name: row.name,
     plan: row.plan,
+    currency: row.currency,
     status: row.status,
     reward_type: row.reward_type,
     reward_value: Number(row.reward_value),
@@ -106,12 +111,14 @@ export interface CreateBrandInput extends Partial<BrandSettings> {
   name: string;
   plan: Plan;
   brand_id?: string;
+  /** ISO 4217 (any case); default USD. */
+  currency?: string;
 }
 
 export async function createBrand(db: Executor, input: CreateBrandInput): Promise<Brand> {
-  const { name, plan, brand_id = randomUUID(), ...settings } = input;
+  const { name, plan, brand_id = randomUUID(), currency = DEFAULT_CURRENCY, ...settings } = input;
   const [row] = await db('brands')
-    .insert({ brand_id, name, plan, ...settings })
+    .insert({ brand_id, name, plan, currency: requireCurrency(currency), ...settings })
     .returning('*');
   return toBrand(row as BrandRow);
 }
@@ -135,11 +142,12 @@ export async function listBrands(db: Executor): Promise<Brand[]> {
 export async function updateBrand(
   db: Executor,
   brandId: string,
-  changes: Partial<BrandSettings> & { plan?: Plan; name?: string; status?: Brand['status'] },
+  changes: Partial<BrandSettings> & { plan?: Plan; name?: string; status?: Brand['status']; currency?: string },
 ): Promise<Brand> {
+  const currency = changes.currency === undefined ? {} : { currency: requireCurrency(changes.currency) };
   const [row] = await db('brands')
     .where({ brand_id: brandId })
-    .update({ ...changes, updated_at: db.fn.now() })
+    .update({ ...changes, ...currency, updated_at: db.fn.now() })
     .returning('*');
   if (!row) throw new NotFound(`brand ${brandId} not found`);
   await brandChanged(db, brandId);

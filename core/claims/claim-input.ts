@@ -25,4 +25,6 @@ export interface ClaimInput {
   coupons_applied: CouponEntry[];
   metadata: Record<string, unknown>;
   source?: string | null;
+  /** ISO 4217; a claim's amounts are in the brand's currency, so another one is refused. */
+  currency?: string | null;
 }

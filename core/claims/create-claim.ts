@@ -4,9 +4,10 @@ import { normalizeEmail } from '../advocates/normalize';
 import type { Brand } from '../brands/brand';
 import { lockKey } from '../db/advisory-lock';
 import { eligibilityFor } from '../eligibility/check-eligibility';
-import { Conflict, Invalid, NotFound } from '../errors';
+import { currencyExponent, requireCurrency } from '../currency';
+import { Conflict, Invalid, NotFound, Unprocessable } from '../errors';
 import { redeemReward, rewardBalance } from '../ledger/reward-ledger';
-import { type Cents, amountFromCents, amountFromDecimal, decimalFromCents, toCents } from '../money';
+import { type Minor, amountFromDecimal, amountFromMinor, decimalFromMinor, toMinor } from '../money';
 import { emitWebhookEvents } from '../webhooks/emit-event';
 import { type DiscountRule, claimAmounts } from './claim-discount';
 import type { ClaimInput } from './claim-input';
@@ -67,6 +68,7 @@ export async function createClaimFor(
   options: CreateClaimOptions = {},
 ): Promise<ClaimRecord> {
   const email = normalizeEmail(input.email);
+  const currency = claimCurrency(brand, input);
 
   // One customer's claims at one brand are decided one at a time (duplicates, already_redeemed).
   await lockKey(trx, `claim:${brand.brand_id}:${email}`);
@@ -89,7 +91,12 @@ export async function createClaimFor(
   }
 
   const available = input.type === 'advocate' ? await availableReward(trx, brand, owner) : 0;
-  const amounts = claimAmounts(input, input.type === 'advocate' ? { type: 'fixed', value: amountFromCents(available) } : refereeDiscount(brand));
+  const amounts = claimAmounts(
+    input,
+    input.type === 'advocate' ? { type: 'fixed', value: amountFromMinor(available, currency.exponent) } : refereeDiscount(brand),
+    currency,
+  );
+  const decimal = (minor: Minor) => decimalFromMinor(minor, currency.exponent);
   const [row]: ClaimRow[] = await trx('claims')
     .insert({
       brand_id: brand.brand_id,
@@ -103,9 +110,9 @@ export async function createClaimFor(
       order_id: input.order_id ?? null,
       type: input.type,
       status: 'pending' satisfies ClaimStatus,
-      raw_value: decimalFromCents(amounts.raw_value),
-      claim_value: decimalFromCents(amounts.claim_value),
-      discount_applied: decimalFromCents(amounts.discount_applied),
+      raw_value: decimal(amounts.raw_value),
+      claim_value: decimal(amounts.claim_value),
+      discount_applied: decimal(amounts.discount_applied),
       discount_value: input.discount_value ?? null,
       discount_type: input.discount_type ?? null,
       products: JSON.stringify(input.products),
@@ -119,7 +126,7 @@ export async function createClaimFor(
   if (input.type === 'advocate') {
     // The ledger never goes below zero: at most what the advocate has is redeemed.
     const redeemed = Math.min(amounts.discount_applied, available);
-    await redeemReward(trx, { brandId: brand.brand_id, advocateId: owner.advocate_id, claimId: claim.claim_id, amount: redeemed });
+    await redeemReward(trx, { brandId: brand.brand_id, advocateId: owner.advocate_id, claimId: claim.claim_id, amount: redeemed, exponent: currency.exponent });
   }
   // Webhooks (docs/webhooks.md): in this transaction, so the event commits with the claim.
   await emitWebhookEvents(trx, brand.brand_id, [{ type: 'claim.created', data: toClaimView(claim) }]);
@@ -137,12 +144,24 @@ function refereeDiscount(brand: Brand): DiscountRule {
 }
 
 /**
- * What the advocate may spend now (approved, or pending too where the brand allows it). Takes the
- * advocate's row lock first: payouts take it too, so a redemption and a payout never both spend
- * the same money.
+ * What the advocate may spend now (approved, or pending too where the brand allows it), in the
+ * brand's minor units. Takes the advocate's row lock first: payouts take it too, so a redemption
+ * and a payout never both spend the same money.
  */
-async function availableReward(trx: Knex.Transaction, brand: Brand, owner: ReferralCodeOwner): Promise<Cents> {
+async function availableReward(trx: Knex.Transaction, brand: Brand, owner: ReferralCodeOwner): Promise<Minor> {
   await lockAdvocate(trx, brand.brand_id, owner.advocate_id);
   const { balance } = await rewardBalance(trx, brand.brand_id, owner.advocate_id, brand.allow_pending_redemption);
-  return Math.max(0, toCents(balance));
+  return Math.max(0, toMinor(balance, currencyExponent(brand.currency)));
+}
+
+/** A claim's discount amounts are in the brand's currency (as are its rules and the reward ledger): another is refused. */
+function claimCurrency(brand: Brand, input: ClaimInput): { code: string; exponent: number } {
+  if (input.currency != null && requireCurrency(input.currency) !== brand.currency) {
+    throw new Unprocessable(
+      `currency: claims are in the brand's currency (${brand.currency}), not ${requireCurrency(input.currency)}`,
+      {},
+      'currency_mismatch',
+    );
+  }
+  return { code: brand.currency, exponent: currencyExponent(brand.currency) };
 }

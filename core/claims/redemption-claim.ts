@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import type { ReferralCodeOwner } from '../advocates/advocates';
 import type { Brand } from '../brands/brand';
 import type { ConversionInput } from '../conversions/conversion-input';
-import { amountFromCents, toCents } from '../money';
+import { currencyExponent, requireCurrency } from '../currency';
+import { amountFromMinor, toMinor } from '../money';
 import type { ClaimRecord } from './claim-records';
 import { createClaimFor } from './create-claim';
 
@@ -18,8 +19,10 @@ export function claimForRedemption(
   order: ConversionInput & { email: string },
   source: string,
 ): Promise<ClaimRecord> {
-  const paid = toCents(order.order_value);
-  const discount = toCents(order.total_discount ?? order.discount_applied ?? 0);
+  // The order's amounts were checked against its currency before it got here.
+  const exponent = currencyExponent(order.currency == null ? brand.currency : requireCurrency(order.currency));
+  const paid = toMinor(order.order_value, exponent);
+  const discount = toMinor(order.total_discount ?? order.discount_applied ?? 0, exponent);
   return createClaimFor(
     trx,
     brand,
@@ -29,7 +32,7 @@ export function claimForRedemption(
       email: order.email,
       customer_name: order.customer_name,
       order_id: order.order_id,
-      raw_value: amountFromCents(paid + discount),
+      raw_value: amountFromMinor(paid + discount, exponent),
       claim_value: order.order_value,
       type: 'referral',
       products: order.products,

@@ -52,7 +52,10 @@ export const conversionInputSchema = z.object({
   coupons_applied: z.array(couponEntrySchema).default([]),
   source: z.string().nullish(),
   status: z.enum(REPORTED_STATUSES).default('completed'),
+  /** ISO 4217; null: the brand's currency. */
   currency: z.string().nullish(),
+  /** Brand-currency units per 1 unit of `currency` (exact decimal text); required when that is not the brand's. */
+  exchange_rate: z.union([z.string(), z.number()]).nullish(),
   metadata: z.record(z.string(), z.unknown()).default({}),
 });
 export type ConversionInput = z.infer<typeof conversionInputSchema>;

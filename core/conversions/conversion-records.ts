@@ -4,16 +4,18 @@ import type { Brand } from '../brands/brand';
 import { type ClaimRecord, markClaimsConvertedBy } from '../claims/claim-records';
 import { lockKey } from '../db/advisory-lock';
 import { prepared } from '../db/prepared-statement';
+import { currencyExponent } from '../currency';
 import { canonicalIp } from '../fraud/client-ip';
 import type { FraudReason } from '../fraud/fraud-rules';
 import { openReview } from '../fraud/review-hold';
 import { type ReviewSummary, reviewColumn } from '../fraud/reviews';
 import { creditNewRewards } from '../ledger/reward-ledger';
-import { type Cents, centsFromDecimal, decimalFromCents, percentOf, toCents } from '../money';
+import { type Minor, convertShare, decimalFromMinor, minorFromDecimal, percentOf, toMinor } from '../money';
 import { type NewRewardOptions, insertNewRewards, newRewardStatus } from '../rewards/reward-records';
 import { emitWebhookEvents } from '../webhooks/emit-event';
 import { rewardCredited } from '../webhooks/conversion-events';
 import type { ConversionInput } from './conversion-input';
+import type { ConversionMoney } from './conversion-money';
 import { CONVERSION_VIEW_COLUMNS, type ConversionRow, type ConversionView, toConversionView } from './conversion-view';
 
 /** Reads and writes of the conversions table: one order is one row, whoever reports it. */
@@ -83,12 +85,18 @@ export async function completeIfPending(
   return conversion;
 }
 
-function referrerReward(brand: Brand, input: ConversionInput, attribution: Attribution, orderValue: Cents): Cents {
-  if (input.referrer_reward_paid != null) return toCents(input.referrer_reward_paid);
+/**
+ * The advocate's reward, in the brand's currency: a fixed reward is; a percentage is taken of the
+ * order in its own currency and converted at the caller's rate, rounded once (half up).
+ */
+function referrerReward(brand: Brand, input: ConversionInput, attribution: Attribution, money: ConversionMoney): Minor {
+  if (money.referrer_reward_paid != null) return money.referrer_reward_paid;
   // An advocate spending their own reward, or a customer using their own code, earns nothing.
   if (input.type === 'advocate') return 0;
   if (input.email !== null && attribution.advocate_email_normalized === normalizeEmail(input.email)) return 0;
-  return brand.reward_type === 'percentage' ? percentOf(orderValue, brand.reward_value) : toCents(brand.reward_value);
+  if (brand.reward_type !== 'percentage') return toMinor(brand.reward_value, money.brandExponent);
+  if (money.rate === null) return percentOf(money.order_value, brand.reward_value);
+  return convertShare(money.order_value, money.exponent, money.rate, money.brandExponent, brand.reward_value);
 }
 
 /**
@@ -101,21 +109,16 @@ export async function insertConversion(
   brand: Brand,
   input: ConversionInput,
   attribution: Attribution,
+  money: ConversionMoney,
   rewardOptions: NewRewardOptions = {},
   reasons: FraudReason[] = [],
 ): Promise<(ConversionRow & { review_id: string | null }) | undefined> {
-  const orderValue = toCents(input.order_value);
-  const couponDiscount = input.coupons_applied.reduce((sum, coupon) => sum + toCents(coupon.discount_amount ?? 0), 0);
-  const discountApplied =
-    input.discount_applied != null
-      ? toCents(input.discount_applied)
-      : couponDiscount > 0
-        ? couponDiscount
-        : attribution.claim
-          ? centsFromDecimal(attribution.claim.discount_applied)
-          : 0;
-  const totalDiscount = input.total_discount != null ? toCents(input.total_discount) : discountApplied;
-  const optional = (amount: number | null | undefined) => (amount == null ? null : decimalFromCents(toCents(amount)));
+  const decimal = (minor: Minor) => decimalFromMinor(minor, money.exponent);
+  const optional = (minor: Minor | null) => (minor === null ? null : decimal(minor));
+  // A claim's discount is in the brand's currency: it stands in for an order in that currency only.
+  const claimDiscount = attribution.claim && money.rate === null ? minorFromDecimal(attribution.claim.discount_applied, money.exponent) : 0;
+  const discountApplied = money.discount_applied ?? (money.coupon_discount > 0 ? money.coupon_discount : claimDiscount);
+  const totalDiscount = money.total_discount ?? discountApplied;
 
   const row = {
     brand_id: brand.brand_id,
@@ -132,15 +135,16 @@ export async function insertConversion(
     customer_name: input.customer_name ?? null,
     type: input.type,
     status: input.status,
-    order_value: decimalFromCents(orderValue),
-    order_subtotal: input.order_subtotal != null ? optional(input.order_subtotal) : decimalFromCents(orderValue),
-    discount_applied: decimalFromCents(discountApplied),
-    total_discount: decimalFromCents(totalDiscount),
+    order_value: decimal(money.order_value),
+    order_subtotal: decimal(money.order_subtotal ?? money.order_value),
+    discount_applied: decimal(discountApplied),
+    total_discount: decimal(totalDiscount),
     discount_value: input.discount_value ?? null,
     discount_type: input.discount_type ?? null,
-    referrer_reward_paid: decimalFromCents(referrerReward(brand, input, attribution, orderValue)),
-    referee_reward_paid: optional(input.referee_reward_paid),
-    currency: input.currency ?? null,
+    referrer_reward_paid: decimalFromMinor(referrerReward(brand, input, attribution, money), money.brandExponent),
+    referee_reward_paid: optional(money.referee_reward_paid),
+    currency: money.currency,
+    exchange_rate: money.rate?.text ?? null,
     source: input.source ?? null,
     coupons_applied: JSON.stringify(input.coupons_applied),
     metadata: JSON.stringify({ ...input.metadata, attributed_via: attribution.via }),
@@ -164,7 +168,7 @@ export async function insertConversion(
     [
       insert,
       brand.brand_id,
-      JSON.stringify(productRows(input)),
+      JSON.stringify(productRows(input, money)),
       insertNewRewards(trx, brand, 'conversion', { ...rewardOptions, inReview: rewardOptions.inReview === true || reasons.length > 0 }),
       creditNewRewards(trx, brand.brand_id, 'reward'),
       openReview(trx, brand.brand_id, 'conversion', reasons),
@@ -182,15 +186,15 @@ function insertText(columns: string[]): string {
   );
 }
 
-function productRows(input: ConversionInput) {
+function productRows(input: ConversionInput, money: ConversionMoney) {
   return input.products.map((line, index) => {
-    const price = toCents(line.price);
+    const { price, line_total } = money.lines[index]!;
     return {
       line_no: index + 1,
       name: line.name,
       quantity: line.quantity,
-      price: decimalFromCents(price),
-      line_total: decimalFromCents(line.line_total != null ? toCents(line.line_total) : price * line.quantity),
+      price: decimalFromMinor(price, money.exponent),
+      line_total: decimalFromMinor(line_total, money.exponent),
       sku: line.sku ?? null,
       attributes: line.attributes,
     };

@@ -1,4 +1,4 @@
-import { amountFromDecimal } from '../money';
+import { amountFromDecimal, parseExchangeRate } from '../money';
 import type { ConversionStatus } from './conversion-status';
 
 /** The API's view of a stored conversion. */
@@ -17,6 +17,10 @@ export interface ConversionView {
   referral_code: string | null;
   referrer_reward_paid: number;
   referee_reward_paid: number | null;
+  /** ISO 4217: the order's amounts are in it; referrer_reward_paid is in the brand's currency. */
+  currency: string | null;
+  /** Brand-currency units per 1 unit of `currency`, as exact decimal text; null: the brand's currency. */
+  exchange_rate: string | null;
   created_at: string;
 }
 
@@ -35,12 +39,15 @@ export interface ConversionRow {
   referral_code: string | null;
   referrer_reward_paid: string;
   referee_reward_paid: string | null;
+  currency: string | null;
+  exchange_rate: string | null;
   created_at: Date;
 }
 
 export const CONVERSION_VIEW_COLUMNS = [
   'conversion_id', 'order_id', 'status', 'order_value', 'order_subtotal', 'discount_applied', 'total_discount',
-  'refunded_total', 'claim_id', 'advocate_id', 'referral_code', 'referrer_reward_paid', 'referee_reward_paid', 'created_at',
+  'refunded_total', 'claim_id', 'advocate_id', 'referral_code', 'referrer_reward_paid', 'referee_reward_paid', 'currency',
+  'exchange_rate', 'created_at',
 ];
 
 export function toConversionView(row: ConversionRow): ConversionView {
@@ -60,6 +67,8 @@ export function toConversionView(row: ConversionRow): ConversionView {
     referral_code: row.referral_code,
     referrer_reward_paid: amountFromDecimal(row.referrer_reward_paid),
     referee_reward_paid: row.referee_reward_paid === null ? null : amountFromDecimal(row.referee_reward_paid),
+    currency: row.currency,
+    exchange_rate: row.exchange_rate === null ? null : parseExchangeRate(row.exchange_rate)!.text,
     created_at: new Date(row.created_at).toISOString(),
   };
 }

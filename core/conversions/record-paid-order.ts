@@ -12,6 +12,7 @@ import { emitWebhookEvents } from '../webhooks/emit-event';
 import { conversionCreatedEvents } from '../webhooks/conversion-events';
 import { type OrderCodes, type Referrer, findReferrer } from './attribute-conversion';
 import type { ConversionInput } from './conversion-input';
+import { conversionMoney } from './conversion-money';
 import { type Attribution, completeIfPending, findExistingConversion, insertConversion } from './conversion-records';
 import { type ConversionView, toConversionView } from './conversion-view';
 
@@ -53,13 +54,15 @@ export async function recordPaidOrder(trx: Knex.Transaction, brand: Brand, order
   const rewardOptions = { inReview: order.reward_in_review === true };
   const existing = await findExistingConversion(trx, brand.brand_id, input);
   if (existing) return duplicateOf(await completeIfPending(trx, brand, existing, input, rewardOptions), existing.review);
+  // Checked before anything is written: a bad amount or currency is the caller's 4xx (a repeat is answered as before).
+  const money = conversionMoney(brand, input);
 
   const referrer = await findReferrer(trx, brand, input, order);
   if (!referrer) return { result: { attributed: false }, claim_id: null };
   const attribution = await attributionOf(trx, brand, order, referrer);
 
   const reasons = await screenConversion(trx, brand, input, attribution.advocate_id);
-  const inserted = await insertConversion(trx, brand, input, attribution, rewardOptions, reasons);
+  const inserted = await insertConversion(trx, brand, input, attribution, money, rewardOptions, reasons);
   if (!inserted) {
     // Lost a race on (brand_id, order_id): the other request's row is committed now.
     const winner = await findExistingConversion(trx, brand.brand_id, input);

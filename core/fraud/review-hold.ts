@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import type { Brand } from '../brands/brand';
 import { rewardSums } from '../ledger/reward-ledger';
-import type { Cents } from '../money';
+import { currencyExponent } from '../currency';
+import type { Minor } from '../money';
 import { lockRewardOfConversion } from '../rewards/reward-records';
 import { approveReward, voidReward } from '../rewards/reward-transitions';
 import type { FraudReason } from './fraud-rules';
@@ -29,11 +30,11 @@ export function openReview(db: Knex.Transaction, brandId: string, source: string
  * or a refund in full already voided it). Returns what became spendable at once (0 while the
  * brand's hold still runs).
  */
-export async function releaseHeldReward(trx: Knex.Transaction, brand: Brand, conversionId: number, actor: string, note: string | null): Promise<Cents> {
+export async function releaseHeldReward(trx: Knex.Transaction, brand: Brand, conversionId: number, actor: string, note: string | null): Promise<Minor> {
   const reward = await lockRewardOfConversion(trx, brand.brand_id, conversionId);
   if (!reward || reward.status !== 'in_review') return 0;
   const approved = await approveReward(trx, brand, { reward_id: Number(reward.reward_id), actor, reason: note ?? 'fraud review approved' });
-  return approved.status === 'approved' ? (await rewardSums(trx, brand.brand_id, approved.reward_id)).approved : 0;
+  return approved.status === 'approved' ? (await rewardSums(trx, brand.brand_id, approved.reward_id, currencyExponent(brand.currency))).approved : 0;
 }
 
 /** A rejected review voids its reward, which was never spendable. */

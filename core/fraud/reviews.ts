@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import type { Brand } from '../brands/brand';
 import type { Executor } from '../db/transaction';
 import { Conflict, NotFound } from '../errors';
-import { amountFromCents, amountFromDecimal } from '../money';
+import { currencyExponent } from '../currency';
+import { amountFromDecimal, amountFromMinor } from '../money';
 import type { FraudReason } from './fraud-rules';
 import { rejectHeldReward, releaseHeldReward } from './review-hold';
 
@@ -178,5 +179,5 @@ export async function decideReview(trx: Knex.Transaction, brand: Brand, reviewId
   if (decision.decision === 'approved') credited = await releaseHeldReward(trx, brand, conversionId, decision.decided_by, decision.note);
   else await rejectHeldReward(trx, brand, conversionId, decision.decided_by, decision.note ?? 'rejected');
   const row: ReviewRow = await reviewRows(trx, brand.brand_id).andWhere('r.review_id', reviewId).first();
-  return { review: toReviewView(row), reward_credited: amountFromCents(credited) };
+  return { review: toReviewView(row), reward_credited: amountFromMinor(credited, currencyExponent(brand.currency)) };
 }

@@ -1,9 +1,13 @@
 import type { Knex } from 'knex';
 import type { Executor } from '../db/transaction';
-import { type Cents, amountFromCents, centsFromDecimal, decimalFromCents, prorate } from '../money';
+import { currencyExponent } from '../currency';
+import { type Minor, amountFromMinor, decimalFromMinor, minorFromDecimal, prorate } from '../money';
 import { HELD_KINDS, type LedgerEntryKind } from './entry-kind';
 
-/** The append-only ledger of advocate rewards: the one place that writes or sums it. */
+/**
+ * The append-only ledger of advocate rewards: the one place that writes or sums it. Every entry is
+ * in the brand's currency; amounts in code are its minor units (`exponent`: JPY 0, USD 2, KWD 3).
+ */
 
 /** Who made a ledger entry: an API key (`api_key:<key id>`), `cli`, or `system` (jobs, refunds). */
 export type Actor = string;
@@ -12,8 +16,10 @@ export interface LedgerEntry {
   brandId: string;
   advocateId: number;
   kind: LedgerEntryKind;
-  /** Signed cents: what the entry adds to (or, negative, takes from) its bucket. */
-  amount: Cents;
+  /** Signed minor units of the brand's currency: what the entry adds to (or, negative, takes from) its bucket. */
+  amount: Minor;
+  /** The brand's currency's exponent. */
+  exponent: number;
   actor: Actor;
   reason: string | null;
   rewardId?: number;
@@ -30,7 +36,7 @@ export async function postEntries(db: Executor, entries: LedgerEntry[]): Promise
       brand_id: entry.brandId,
       advocate_id: entry.advocateId,
       kind: entry.kind,
-      amount: decimalFromCents(entry.amount),
+      amount: decimalFromMinor(entry.amount, entry.exponent),
       actor: entry.actor,
       reason: entry.reason,
       reward_id: entry.rewardId ?? null,
@@ -58,13 +64,13 @@ export function creditNewRewards(db: Executor, brandId: string, source: string):
 
 /** What one reward's entries add up to: held, approved (before payouts), and undone by refunds. */
 export interface RewardSums {
-  held: Cents;
-  approved: Cents;
-  refunded: Cents;
+  held: Minor;
+  approved: Minor;
+  refunded: Minor;
 }
 
-export async function rewardSums(db: Executor, brandId: string, rewardId: number): Promise<RewardSums> {
-  const sum = await sumsByKind(db, { brand_id: brandId, reward_id: rewardId });
+export async function rewardSums(db: Executor, brandId: string, rewardId: number, exponent: number): Promise<RewardSums> {
+  const sum = await sumsByKind(db, { brand_id: brandId, reward_id: rewardId }, exponent);
   return {
     held: HELD_KINDS.reduce((total, kind) => total + sum(kind), 0),
     approved: sum('credit') + sum('reversal') + sum('void'),
@@ -73,13 +79,13 @@ export async function rewardSums(db: Executor, brandId: string, rewardId: number
 }
 
 /** Sums of one conversion's or one claim's ledger entries, by kind (reversals are negative). */
-async function sumsByKind(db: Executor, where: Record<string, unknown>): Promise<(kind: LedgerEntryKind) => Cents> {
+async function sumsByKind(db: Executor, where: Record<string, unknown>, exponent: number): Promise<(kind: LedgerEntryKind) => Minor> {
   const rows: Array<{ kind: LedgerEntryKind; total: string }> = await db('reward_ledger')
     .select('kind')
     .sum({ total: 'amount' })
     .where(where)
     .groupBy('kind');
-  return (kind) => centsFromDecimal(rows.find((row) => row.kind === kind)?.total ?? '0');
+  return (kind) => minorFromDecimal(rows.find((row) => row.kind === kind)?.total ?? '0', exponent);
 }
 
 /**
@@ -87,7 +93,7 @@ async function sumsByKind(db: Executor, where: Record<string, unknown>): Promise
  * cumulative refund (what should be undone by now, minus what already was) so rounding never
  * drifts; a full refund undoes all that is left.
  */
-function stillToUndo(given: Cents, undone: Cents, refundedTotal: Cents, orderValue: Cents, full: boolean): Cents {
+function stillToUndo(given: Minor, undone: Minor, refundedTotal: Minor, orderValue: Minor, full: boolean): Minor {
   const due = full ? given : prorate(given, refundedTotal, orderValue);
   return Math.min(given - undone, Math.max(0, due - undone));
 }
@@ -96,9 +102,12 @@ interface RefundShare {
   brandId: string;
   advocateId: number;
   refundPk: number;
-  refundedTotal: Cents;
-  orderValue: Cents;
+  /** In the order's currency (only their ratio counts). */
+  refundedTotal: Minor;
+  orderValue: Minor;
   full: boolean;
+  /** The brand's currency's exponent: the ledger's amounts are in it. */
+  exponent: number;
 }
 
 /**
@@ -108,9 +117,9 @@ interface RefundShare {
  */
 export async function reverseReward(
   db: Executor,
-  entry: RefundShare & { conversionId: number; rewardId: number; rewardAmount: Cents; held: boolean },
-): Promise<Cents> {
-  const sums = await rewardSums(db, entry.brandId, entry.rewardId);
+  entry: RefundShare & { conversionId: number; rewardId: number; rewardAmount: Minor; held: boolean },
+): Promise<Minor> {
+  const sums = await rewardSums(db, entry.brandId, entry.rewardId, entry.exponent);
   const still = entry.held ? sums.held : sums.approved;
   const amount = Math.min(still, stillToUndo(entry.rewardAmount, sums.refunded, entry.refundedTotal, entry.orderValue, entry.full));
   if (amount <= 0) return 0;
@@ -123,6 +132,7 @@ export async function reverseReward(
       refundPk: entry.refundPk,
       kind: entry.held ? 'hold_reversal' : 'reversal',
       amount: -amount,
+      exponent: entry.exponent,
       actor: 'system',
       reason: 'order refunded',
     },
@@ -133,7 +143,7 @@ export async function reverseReward(
 /** An advocate claim spends the advocate's reward; one redemption per claim (unique index). */
 export async function redeemReward(
   db: Executor,
-  entry: { brandId: string; advocateId: number; claimId: number; amount: Cents },
+  entry: { brandId: string; advocateId: number; claimId: number; amount: Minor; exponent: number },
 ): Promise<void> {
   if (entry.amount <= 0) return;
   await db('reward_ledger')
@@ -142,7 +152,7 @@ export async function redeemReward(
       advocate_id: entry.advocateId,
       claim_id: entry.claimId,
       kind: 'redemption' satisfies LedgerEntryKind,
-      amount: decimalFromCents(-entry.amount),
+      amount: decimalFromMinor(-entry.amount, entry.exponent),
     })
     .onConflict(db.raw("(brand_id, claim_id) WHERE kind = 'redemption'"))
     .ignore();
@@ -152,8 +162,8 @@ export async function redeemReward(
  * Gives back what a refunded advocate claim redeemed, pro rata on the cumulative refund (all of
  * it on a full refund), never more than was redeemed. Returns the amount given back.
  */
-export async function returnRedemption(db: Executor, entry: RefundShare & { claimId: number }): Promise<Cents> {
-  const sum = await sumsByKind(db, { brand_id: entry.brandId, claim_id: entry.claimId });
+export async function returnRedemption(db: Executor, entry: RefundShare & { claimId: number }): Promise<Minor> {
+  const sum = await sumsByKind(db, { brand_id: entry.brandId, claim_id: entry.claimId }, entry.exponent);
   const amount = stillToUndo(-sum('redemption'), sum('redemption_return'), entry.refundedTotal, entry.orderValue, entry.full);
   if (amount <= 0) return 0;
   await db('reward_ledger').insert({
@@ -162,7 +172,7 @@ export async function returnRedemption(db: Executor, entry: RefundShare & { clai
     claim_id: entry.claimId,
     refund_pk: entry.refundPk,
     kind: 'redemption_return' satisfies LedgerEntryKind,
-    amount: decimalFromCents(amount),
+    amount: decimalFromMinor(amount, entry.exponent),
   });
   return amount;
 }
@@ -170,6 +180,8 @@ export async function returnRedemption(db: Executor, entry: RefundShare & { clai
 /** An advocate's figures (docs/reward-lifecycle.md "Balance figures"), in major units. */
 export interface RewardBalance {
   advocate_id: number;
+  /** The brand's currency: every entry of the ledger is in it, so a balance never mixes two. */
+  currency: string;
   /** Ever credited as approved (spendable) money: the `credit` entries. */
   credited: number;
   /** Taken back from approved money by refunds. */
@@ -190,35 +202,45 @@ export interface RewardBalance {
   payable: number;
 }
 
-/** The figures from one advocate's sums by kind (each kind's signed sum, in cents). */
-export function balanceFrom(advocateId: number, sum: (kind: LedgerEntryKind) => Cents, allowPendingRedemption: boolean): RewardBalance {
+/** The figures from one advocate's sums by kind (each kind's signed sum, in minor units of `currency`). */
+export function balanceFrom(
+  advocateId: number,
+  sum: (kind: LedgerEntryKind) => Minor,
+  allowPendingRedemption: boolean,
+  currency: string,
+): RewardBalance {
   const credited = sum('credit');
   const reversed = -sum('reversal');
   const redeemed = -sum('redemption') - sum('redemption_return');
   const paid = -sum('payout');
   const pending = HELD_KINDS.reduce((total, kind) => total + sum(kind), 0);
   const approved = credited - reversed + sum('void') - paid;
+  const exponent = currencyExponent(currency);
+  const amount = (minor: Minor) => amountFromMinor(minor, exponent);
   return {
     advocate_id: advocateId,
-    credited: amountFromCents(credited),
-    reversed: amountFromCents(reversed),
-    redeemed: amountFromCents(redeemed),
-    balance: amountFromCents(approved - redeemed + (allowPendingRedemption ? pending : 0)),
-    pending: amountFromCents(pending),
-    approved: amountFromCents(approved),
-    paid: amountFromCents(paid),
-    voided: amountFromCents(-sum('void') - sum('hold_void')),
-    payable: amountFromCents(Math.max(0, approved - redeemed)),
+    currency,
+    credited: amount(credited),
+    reversed: amount(reversed),
+    redeemed: amount(redeemed),
+    balance: amount(approved - redeemed + (allowPendingRedemption ? pending : 0)),
+    pending: amount(pending),
+    approved: amount(approved),
+    paid: amount(paid),
+    voided: amount(-sum('void') - sum('hold_void')),
+    payable: amount(Math.max(0, approved - redeemed)),
   };
 }
 
 /**
- * An advocate's figures. `allowPendingRedemption` is the brand's setting; read from the brand
- * when the caller does not have it.
+ * An advocate's figures, in the brand's currency. `allowPendingRedemption` is the brand's
+ * setting; read from the brand when the caller does not have it.
  */
 export async function rewardBalance(db: Executor, brandId: string, advocateId: number, allowPendingRedemption?: boolean): Promise<RewardBalance> {
-  const byKind = await sumsByKind(db, { brand_id: brandId, advocate_id: advocateId });
-  const allowPending =
-    allowPendingRedemption ?? Boolean((await db('brands').select('allow_pending_redemption').where({ brand_id: brandId }).first())?.allow_pending_redemption);
-  return balanceFrom(advocateId, byKind, allowPending);
+  const brand: { currency: string; allow_pending_redemption: boolean } = await db('brands')
+    .select('currency', 'allow_pending_redemption')
+    .where({ brand_id: brandId })
+    .first();
+  const byKind = await sumsByKind(db, { brand_id: brandId, advocate_id: advocateId }, currencyExponent(brand.currency));
+  return balanceFrom(advocateId, byKind, allowPendingRedemption ?? Boolean(brand.allow_pending_redemption), brand.currency);
 }

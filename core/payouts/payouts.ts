@@ -4,7 +4,9 @@ import type { Executor } from '../db/transaction';
 import { Conflict, Invalid, NotFound } from '../errors';
 import { type Actor, balanceFrom, postEntries, rewardBalance } from '../ledger/reward-ledger';
 import type { LedgerEntryKind } from '../ledger/entry-kind';
-import { type Cents, amountFromCents, centsFromDecimal, decimalFromCents, toCents } from '../money';
+import type { Brand } from '../brands/brand';
+import { currencyExponent } from '../currency';
+import { type Minor, amountFromMinor, decimalFromMinor, exactMinor, minorFromDecimal, toMinor } from '../money';
 
 /**
  * Payouts (docs/reward-lifecycle.md "Payouts"): what each advocate may be paid — approved money not
@@ -17,7 +19,7 @@ export interface PayoutLine {
   advocate_id: number;
   email: string;
   code: string;
-  /** The currency of the advocate's rewarded orders (several joined by `/`; empty when unknown). */
+  /** The brand's currency: rewards, like the whole ledger, are in it. */
   currency: string;
   amount: number;
 }
@@ -29,8 +31,11 @@ interface SumRow {
   last_entry: string;
 }
 
-/** Advocates whose payable amount is at least `minCents` (and above zero), by advocate id. */
-export async function payoutCandidates(db: Executor, brandId: string, minCents: Cents): Promise<PayoutLine[]> {
+/** Advocates whose payable amount is at least `min` (major units of the brand's currency; and above zero), by advocate id. */
+export async function payoutCandidates(db: Executor, brand: Brand, min: number): Promise<PayoutLine[]> {
+  const brandId = brand.brand_id;
+  const exponent = currencyExponent(brand.currency);
+  const minMinor = exactMinor(min, exponent, '--min', brand.currency);
   const sums: SumRow[] = await db('reward_ledger')
     .select('advocate_id', 'kind')
     .sum({ total: 'amount' })
@@ -43,22 +48,18 @@ export async function payoutCandidates(db: Executor, brandId: string, minCents: 
     byAdvocate.set(id, [...(byAdvocate.get(id) ?? []), row]);
   }
   const due = [...byAdvocate].flatMap(([advocateId, rows]) => {
-    const sum = (kind: LedgerEntryKind) => centsFromDecimal(rows.find((row) => row.kind === kind)?.total ?? '0');
-    const payable = toCents(balanceFrom(advocateId, sum, false).payable);
+    const sum = (kind: LedgerEntryKind) => minorFromDecimal(rows.find((row) => row.kind === kind)?.total ?? '0', exponent);
+    const payable = toMinor(balanceFrom(advocateId, sum, false, brand.currency).payable, exponent);
     const lastEntry = Math.max(...rows.map((row) => Number(row.last_entry)));
-    return payable > 0 && payable >= minCents ? [{ advocateId, payable, lastEntry }] : [];
+    return payable > 0 && payable >= minMinor ? [{ advocateId, payable, lastEntry }] : [];
   });
   if (due.length === 0) return [];
   const ids = due.map((line) => line.advocateId);
-  const advocates: Array<{ advocate_id: string; email: string; code: string | null; currency: string | null }> = await db('advocates as a')
+  const advocates: Array<{ advocate_id: string; email: string; code: string | null }> = await db('advocates as a')
     .select(
       'a.advocate_id',
       'a.email',
       db.raw('(SELECT min(code) FROM referral_codes c WHERE c.brand_id = a.brand_id AND c.advocate_id = a.advocate_id AND c.kind = ?) AS code', ['referral']),
-      db.raw(
-        `(SELECT string_agg(DISTINCT v.currency, '/') FROM rewards r JOIN conversions v ON v.brand_id = r.brand_id AND v.conversion_id = r.conversion_id
-          WHERE r.brand_id = a.brand_id AND r.advocate_id = a.advocate_id) AS currency`,
-      ),
     )
     .where('a.brand_id', brandId)
     .whereIn('a.advocate_id', ids);
@@ -70,8 +71,8 @@ export async function payoutCandidates(db: Executor, brandId: string, minCents: 
       advocate_id: line.advocateId,
       email: info.get(line.advocateId)?.email ?? '',
       code: info.get(line.advocateId)?.code ?? '',
-      currency: info.get(line.advocateId)?.currency ?? '',
-      amount: amountFromCents(line.payable),
+      currency: brand.currency,
+      amount: amountFromMinor(line.payable, exponent),
     }));
 }
 
@@ -80,7 +81,8 @@ export interface PaidRow {
   row: number;
   payout_id: string;
   advocate_id: number;
-  amount: Cents;
+  /** Major units of the brand's currency, as the file says. */
+  amount: number;
 }
 
 export interface MarkPaidResult {
@@ -95,7 +97,11 @@ export interface MarkPaidResult {
  * A payout id already recorded (the same advocate and amount) is skipped, so the same file twice
  * changes nothing; a row paying more than the advocate's payable amount is refused, naming it.
  */
-export async function markPaid(trx: Knex.Transaction, brandId: string, rows: PaidRow[], actor: Actor): Promise<MarkPaidResult> {
+export async function markPaid(trx: Knex.Transaction, brand: Brand, paidRows: PaidRow[], actor: Actor): Promise<MarkPaidResult> {
+  const brandId = brand.brand_id;
+  const exponent = currencyExponent(brand.currency);
+  const decimal = (minor: Minor) => decimalFromMinor(minor, exponent);
+  const rows = paidRows.map((row) => ({ ...row, amount: exactMinor(row.amount, exponent, `row ${row.row}: amount`, brand.currency) }));
   const seen = new Map<string, number>();
   for (const row of rows) {
     const first = seen.get(row.payout_id);
@@ -106,22 +112,22 @@ export async function markPaid(trx: Knex.Transaction, brandId: string, rows: Pai
     ? await trx('reward_ledger').select('payout_id', 'advocate_id', 'amount').where({ brand_id: brandId, kind: 'payout' }).whereIn('payout_id', [...seen.keys()])
     : [];
   const recorded = new Map(earlier.map((entry) => [entry.payout_id, entry]));
-  const fresh: PaidRow[] = [];
+  const fresh: typeof rows = [];
   for (const row of rows) {
     const before = recorded.get(row.payout_id);
     if (!before) {
       fresh.push(row);
-    } else if (Number(before.advocate_id) !== row.advocate_id || -centsFromDecimal(before.amount) !== row.amount) {
+    } else if (Number(before.advocate_id) !== row.advocate_id || -minorFromDecimal(before.amount, exponent) !== row.amount) {
       throw new Conflict(
         `row ${row.row}: payout_id ${row.payout_id} was already recorded for advocate ${before.advocate_id}, ` +
-          `amount ${decimalFromCents(-centsFromDecimal(before.amount))}; this row says advocate ${row.advocate_id}, amount ${decimalFromCents(row.amount)}`,
+          `amount ${decimal(-minorFromDecimal(before.amount, exponent))}; this row says advocate ${row.advocate_id}, amount ${decimal(row.amount)}`,
       );
     }
   }
 
   // Advocates in a fixed order (their id), each before their rewards (redemptions lock the advocate too).
   const advocates = [...new Set(fresh.map((row) => row.advocate_id))].sort((a, b) => a - b);
-  const payable = new Map<number, Cents>();
+  const payable = new Map<number, Minor>();
   for (const advocateId of advocates) {
     await lockAdvocate(trx, brandId, advocateId).catch((error: unknown) => {
       if (!(error instanceof NotFound)) throw error;
@@ -130,43 +136,39 @@ export async function markPaid(trx: Knex.Transaction, brandId: string, rows: Pai
     });
     // Then their approved rewards: a void or refund of one waits for this payout, and sees what it paid.
     await trx('rewards').select('reward_id').where({ brand_id: brandId, advocate_id: advocateId, status: 'approved' }).orderBy('reward_id').forUpdate();
-    payable.set(advocateId, await payableOf(trx, brandId, advocateId));
+    payable.set(advocateId, toMinor((await rewardBalance(trx, brandId, advocateId, false)).payable, exponent));
   }
   for (const row of fresh) {
     const left = payable.get(row.advocate_id)!;
     if (row.amount > left) {
       throw new Invalid(
-        `row ${row.row} (payout_id ${row.payout_id}): amount ${decimalFromCents(row.amount)} exceeds advocate ${row.advocate_id}'s ` +
-          `approved unpaid balance ${decimalFromCents(left)}`,
+        `row ${row.row} (payout_id ${row.payout_id}): amount ${decimal(row.amount)} exceeds advocate ${row.advocate_id}'s ` +
+          `approved unpaid balance ${decimal(left)}`,
       );
     }
     payable.set(row.advocate_id, left - row.amount);
   }
   for (const row of fresh) {
     await postEntries(trx, [
-      { brandId, advocateId: row.advocate_id, kind: 'payout', amount: -row.amount, payoutId: row.payout_id, actor, reason: 'payout marked paid' },
+      { brandId, exponent, advocateId: row.advocate_id, kind: 'payout', amount: -row.amount, payoutId: row.payout_id, actor, reason: 'payout marked paid' },
     ]);
-    await allocateToRewards(trx, brandId, row.advocate_id, row.amount);
+    await allocateToRewards(trx, brandId, exponent, row.advocate_id, row.amount);
   }
   const total = fresh.reduce((sum, row) => sum + row.amount, 0);
   const skipped = rows.length - fresh.length;
   return {
     recorded: fresh.length,
     already_recorded: skipped,
-    total_paid: amountFromCents(total),
+    total_paid: amountFromMinor(total, exponent),
     message:
       fresh.length === 0
         ? `nothing changed: all ${rows.length} payouts were already recorded`
-        : `recorded ${fresh.length} payouts (${decimalFromCents(total)})` + (skipped ? `; ${skipped} already recorded, skipped` : ''),
+        : `recorded ${fresh.length} payouts (${decimal(total)} ${brand.currency})` + (skipped ? `; ${skipped} already recorded, skipped` : ''),
   };
 }
 
-async function payableOf(trx: Knex.Transaction, brandId: string, advocateId: number): Promise<Cents> {
-  return toCents((await rewardBalance(trx, brandId, advocateId, false)).payable);
-}
-
 /** Marks the paid money on the advocate's approved rewards (locked by markPaid), oldest approval first: a paid reward cannot be voided. */
-async function allocateToRewards(trx: Knex.Transaction, brandId: string, advocateId: number, amount: Cents): Promise<void> {
+async function allocateToRewards(trx: Knex.Transaction, brandId: string, exponent: number, advocateId: number, amount: Minor): Promise<void> {
   const rewards: Array<{ reward_id: string; paid_amount: string; approved: string | null }> = await trx('rewards as r')
     .select('r.reward_id', 'r.paid_amount')
     .select(
@@ -180,12 +182,12 @@ async function allocateToRewards(trx: Knex.Transaction, brandId: string, advocat
   let left = amount;
   for (const reward of rewards) {
     if (left <= 0) return;
-    const room = centsFromDecimal(reward.approved ?? '0') - centsFromDecimal(reward.paid_amount);
+    const room = minorFromDecimal(reward.approved ?? '0', exponent) - minorFromDecimal(reward.paid_amount, exponent);
     const share = Math.min(left, room);
     if (share <= 0) continue;
     await trx('rewards')
       .where({ brand_id: brandId, reward_id: reward.reward_id })
-      .update({ paid_amount: decimalFromCents(centsFromDecimal(reward.paid_amount) + share), updated_at: trx.fn.now() });
+      .update({ paid_amount: decimalFromMinor(minorFromDecimal(reward.paid_amount, exponent) + share, exponent), updated_at: trx.fn.now() });
     left -= share;
   }
 }

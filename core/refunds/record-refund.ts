@@ -3,9 +3,10 @@ import type { Brand } from '../brands/brand';
 import { type ClaimRecord, findClaim } from '../claims/claim-records';
 import { claimStatusFor } from '../claims/claim-status';
 import type { ConversionStatus } from '../conversions/conversion-status';
-import { Invalid, NotFound } from '../errors';
+import { currencyExponent, requireCurrency } from '../currency';
+import { Invalid, NotFound, Unprocessable } from '../errors';
 import { returnRedemption } from '../ledger/reward-ledger';
-import { type Cents, amountFromCents, centsFromDecimal, decimalFromCents, toCents } from '../money';
+import { type Minor, amountFromMinor, decimalFromMinor, exactMinor, minorFromDecimal, prorate } from '../money';
 import { refundReward } from '../rewards/reward-transitions';
 import { emitWebhookEvents } from '../webhooks/emit-event';
 import { refundEvents } from '../webhooks/conversion-events';
@@ -19,6 +20,7 @@ interface RefundedConversionRow {
   order_value: string;
   refunded_total: string;
   status: ConversionStatus;
+  currency: string | null;
 }
 
 /** An earlier refund with the same refund_id. */
@@ -30,6 +32,9 @@ interface RefundRow {
 interface Target {
   conversion: RefundedConversionRow | null;
   claim: ClaimRecord | null;
+  /** The order's currency (a claim's is the brand's) and its exponent: the refund is in it. */
+  currency: string;
+  exponent: number;
 }
 
 /**
@@ -38,7 +43,8 @@ interface Target {
  */
 export async function recordRefund(trx: Knex.Transaction, brand: Brand, input: RefundInput): Promise<RefundResult> {
   const brandId = brand.brand_id;
-  const target = await findTarget(trx, brandId, input);
+  const target = await findTarget(trx, brand, input);
+  assertSameCurrency(input, target);
   // Checked after the row lock, so two deliveries of one refund_id cannot both pass.
   if (input.refund_id) {
     const earlier: RefundRow | undefined = await trx('refunds').select('refund_id', 'amount').where({ brand_id: brandId, refund_id: input.refund_id }).first();
@@ -46,14 +52,15 @@ export async function recordRefund(trx: Knex.Transaction, brand: Brand, input: R
   }
 
   const record = target.conversion ?? target.claim!;
+  const { exponent } = target;
+  const amountOf = (minor: Minor) => amountFromMinor(minor, exponent);
+  const decimal = (minor: Minor) => decimalFromMinor(minor, exponent);
   const orderValue = refundableValue(target);
-  const refundedBefore = centsFromDecimal(record.refunded_total);
+  const refundedBefore = minorFromDecimal(record.refunded_total, exponent);
   const remaining = orderValue - refundedBefore;
-  const amount = refundAmount(input, refundedBefore, remaining);
+  const amount = refundAmount(input, target, refundedBefore, remaining);
   if (amount > remaining) {
-    throw new Invalid(
-      `refund_amount ${amountFromCents(amount)} exceeds the remaining refundable amount ${amountFromCents(remaining)}`,
-    );
+    throw new Invalid(`refund_amount ${amountOf(amount)} exceeds the remaining refundable amount ${amountOf(remaining)}`);
   }
   const refundedTotal = refundedBefore + amount;
   const full = input.is_full_refund === true || refundedTotal >= orderValue;
@@ -65,7 +72,7 @@ export async function recordRefund(trx: Knex.Transaction, brand: Brand, input: R
       refund_id: input.refund_id ?? null,
       conversion_id: target.conversion ? target.conversion.conversion_id : null,
       claim_id: target.claim?.claim_id ?? null,
-      amount: decimalFromCents(amount),
+      amount: decimal(amount),
       is_full_refund: full,
       status_after: status,
       reason: input.refund_reason ?? null,
@@ -75,23 +82,26 @@ export async function recordRefund(trx: Knex.Transaction, brand: Brand, input: R
     })
     .returning('refund_pk')) as [{ refund_pk: string }];
 
-  let rewardReversed: Cents = 0;
+  // The reward ledger is in the brand's currency: reversals round at its minor unit.
+  const brandExponent = currencyExponent(brand.currency);
+  let rewardReversed: Minor = 0;
   if (target.conversion) {
     await trx('conversions')
       .where({ brand_id: brandId, conversion_id: target.conversion.conversion_id })
-      .update({ status, refunded_total: decimalFromCents(refundedTotal), updated_at: trx.fn.now() });
+      .update({ status, refunded_total: decimal(refundedTotal), updated_at: trx.fn.now() });
     rewardReversed = await refundReward(trx, brandId, {
       conversionId: Number(target.conversion.conversion_id),
       refundPk: Number(refund.refund_pk),
       refundedTotal,
       orderValue,
       full,
+      exponent: brandExponent,
     });
   }
   if (target.claim) {
     await trx('claims')
       .where({ brand_id: brandId, claim_id: target.claim.claim_id })
-      .update({ status: claimStatusFor(status), refunded_total: decimalFromCents(refundedTotal), updated_at: trx.fn.now() });
+      .update({ status: claimStatusFor(status), refunded_total: claimRefundedTotal(brand, target, refundedTotal, orderValue, full), updated_at: trx.fn.now() });
     if (target.claim.type === 'advocate') {
       // The advocate spent their reward on this order: a refund gives it back, pro rata.
       await returnRedemption(trx, {
@@ -102,6 +112,7 @@ export async function recordRefund(trx: Knex.Transaction, brand: Brand, input: R
         refundedTotal,
         orderValue,
         full,
+        exponent: brandExponent,
       });
     }
   }
@@ -114,33 +125,58 @@ export async function recordRefund(trx: Knex.Transaction, brand: Brand, input: R
     claim_id: target.claim?.claim_id ?? null,
     conversion_id: target.conversion ? Number(target.conversion.conversion_id) : null,
     refund_id: input.refund_id ?? null,
-    refund_amount: amountFromCents(amount),
-    refunded_total: amountFromCents(refundedTotal),
-    remaining: amountFromCents(orderValue - refundedTotal),
-    reward_reversed: amountFromCents(rewardReversed),
+    refund_amount: amountOf(amount),
+    refunded_total: amountOf(refundedTotal),
+    remaining: amountOf(orderValue - refundedTotal),
+    reward_reversed: amountFromMinor(rewardReversed, brandExponent),
+    currency: target.currency,
   };
   // Webhooks (docs/webhooks.md): in this transaction; a refused or repeated refund emits nothing.
   if (target.conversion) await emitWebhookEvents(trx, brandId, refundEvents(result, Number(target.conversion.advocate_id)));
   return result;
 }
 
-function refundAmount(input: RefundInput, refundedBefore: Cents, remaining: Cents): Cents {
-  if (input.refund_amount != null) return toCents(input.refund_amount);
-  if (input.total_refunded != null) return Math.max(0, toCents(input.total_refunded) - refundedBefore);
+/**
+ * The claim's refunded_total, in the brand's currency (the claim's): the order's when they are the
+ * same; for an order in another currency, the same share of the claim's value.
+ */
+function claimRefundedTotal(brand: Brand, target: Target, refundedTotal: Minor, orderValue: Minor, full: boolean): string {
+  if (target.currency === brand.currency) return decimalFromMinor(refundedTotal, target.exponent);
+  const exponent = currencyExponent(brand.currency);
+  const claim = target.claim!;
+  const value = minorFromDecimal(claim.claim_value, exponent) || minorFromDecimal(claim.raw_value, exponent);
+  return decimalFromMinor(full ? value : prorate(value, refundedTotal, orderValue), exponent);
+}
+
+/** A refund is in its order's currency: one naming another is refused, not converted. */
+function assertSameCurrency(input: RefundInput, target: Target): void {
+  if (input.currency == null) return;
+  const currency = requireCurrency(input.currency);
+  if (currency !== target.currency) {
+    throw new Unprocessable(`currency: the refund is in ${currency} but its order is in ${target.currency}; refund in ${target.currency}`, {}, 'currency_mismatch');
+  }
+}
+
+function refundAmount(input: RefundInput, target: Target, refundedBefore: Minor, remaining: Minor): Minor {
+  const exact = (value: number, field: string) => exactMinor(value, target.exponent, field, target.currency);
+  if (input.refund_amount != null) return exact(input.refund_amount, 'refund_amount');
+  if (input.total_refunded != null) return Math.max(0, exact(input.total_refunded, 'total_refunded') - refundedBefore);
   // The alternate form without an amount, or a full refund without one: all that remains.
   return remaining;
 }
 
 /** What can be refunded in all: the conversion's order value, else the claim's value. */
-function refundableValue(target: Target): Cents {
-  if (target.conversion) return centsFromDecimal(target.conversion.order_value);
-  return centsFromDecimal(target.claim!.claim_value) || centsFromDecimal(target.claim!.raw_value);
+function refundableValue(target: Target): Minor {
+  const minor = (value: string) => minorFromDecimal(value, target.exponent);
+  if (target.conversion) return minor(target.conversion.order_value);
+  return minor(target.claim!.claim_value) || minor(target.claim!.raw_value);
 }
 
-const CONVERSION_COLUMNS = ['conversion_id', 'claim_id', 'advocate_id', 'order_value', 'refunded_total', 'status'];
+const CONVERSION_COLUMNS = ['conversion_id', 'claim_id', 'advocate_id', 'order_value', 'refunded_total', 'status', 'currency'];
 
 /** order_id, else conversion_id, else claim_id; the conversion row is locked for the refund. */
-async function findTarget(trx: Knex.Transaction, brandId: string, input: RefundInput): Promise<Target> {
+async function findTarget(trx: Knex.Transaction, brand: Brand, input: RefundInput): Promise<Target> {
+  const brandId = brand.brand_id;
   const conversions = () => trx('conversions').select(CONVERSION_COLUMNS).where({ brand_id: brandId }).forUpdate();
   let conversion: RefundedConversionRow | undefined;
   let claim: ClaimRecord | null = null;
@@ -160,13 +196,15 @@ async function findTarget(trx: Knex.Transaction, brandId: string, input: RefundI
   }
   if (conversion?.claim_id != null) claim = await findClaim(trx, brandId, Number(conversion.claim_id), true);
   if (!conversion && !claim) throw new NotFound(`no conversion or claim found for ${lookedFor}`);
-  return { conversion: conversion ?? null, claim };
+  const currency = conversion?.currency ?? brand.currency;
+  return { conversion: conversion ?? null, claim, currency, exponent: currencyExponent(currency) };
 }
 
 function duplicateResult(target: Target, earlier: RefundRow): RefundResult {
   const record = target.conversion ?? target.claim!;
   const orderValue = refundableValue(target);
-  const refundedTotal = centsFromDecimal(record.refunded_total);
+  const refundedTotal = minorFromDecimal(record.refunded_total, target.exponent);
+  const amountOf = (minor: Minor) => amountFromMinor(minor, target.exponent);
   return {
     duplicate: true,
     status: record.status,
@@ -175,9 +213,10 @@ function duplicateResult(target: Target, earlier: RefundRow): RefundResult {
     claim_id: target.claim?.claim_id ?? null,
     conversion_id: target.conversion ? Number(target.conversion.conversion_id) : null,
     refund_id: earlier.refund_id,
-    refund_amount: amountFromCents(centsFromDecimal(earlier.amount)),
-    refunded_total: amountFromCents(refundedTotal),
-    remaining: amountFromCents(orderValue - refundedTotal),
+    refund_amount: amountOf(minorFromDecimal(earlier.amount, target.exponent)),
+    refunded_total: amountOf(refundedTotal),
+    remaining: amountOf(orderValue - refundedTotal),
     reward_reversed: 0,
+    currency: target.currency,
   };
 }

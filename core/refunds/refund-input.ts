@@ -17,6 +17,8 @@ export const refundInputSchema = z.object({
   referral_code: z.string().nullish(),
   new_status: z.enum(CONVERSION_STATUSES).nullish(),
   source: z.string().nullish(),
+  /** ISO 4217; must be the order's currency when given. */
+  currency: z.string().nullish(),
   metadata: z.record(z.string(), z.unknown()).default({}),
 });
 export type RefundInput = z.infer<typeof refundInputSchema>;
@@ -34,5 +36,8 @@ export interface RefundResult {
   refund_amount: number;
   refunded_total: number;
   remaining: number;
+  /** In the brand's currency, like the reward ledger. */
   reward_reversed: number;
+  /** The currency of the refund's amounts: its order's. */
+  currency: string;
 }

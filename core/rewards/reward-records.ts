@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Brand } from '../brands/brand';
 import type { Executor } from '../db/transaction';
 import { NotFound } from '../errors';
-import { amountFromDecimal, centsFromDecimal } from '../money';
+import { amountFromDecimal } from '../money';
 import type { RewardStatus } from './reward-status';
 
 /** Reads and writes of the rewards table: one reward per credited conversion. */
@@ -136,4 +136,4 @@ export async function setRewardStatus(
   return row!;
 }
 
-export const isPaid = (row: RewardRow) => centsFromDecimal(row.paid_amount) > 0;
+export const isPaid = (row: RewardRow) => Number(row.paid_amount) > 0;

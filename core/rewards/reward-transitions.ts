@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import type { Brand } from '../brands/brand';
 import { Invalid } from '../errors';
 import { type Actor, postEntries, reverseReward, rewardSums } from '../ledger/reward-ledger';
-import { type Cents, centsFromDecimal } from '../money';
+import { currencyExponent } from '../currency';
+import { type Minor, minorFromDecimal } from '../money';
 import { type RewardRow, type RewardView, isPaid, lockReward, lockRewardOfConversion, setRewardStatus, toRewardView } from './reward-records';
 import { type RewardStatus, isHeld, nextStatus } from './reward-status';
 
@@ -23,7 +24,7 @@ const holdOver = (row: RewardRow) => new Date(row.hold_until).getTime() <= Date.
 export async function approveReward(trx: Knex.Transaction, brand: Brand, input: TransitionInput): Promise<RewardView> {
   const row = await lockReward(trx, brand.brand_id, input.reward_id);
   const status = nextStatus(input.reward_id, row.status, { action: 'approve', holdOver: holdOver(row) });
-  return toRewardView(await moveTo(trx, brand.brand_id, row, status, input.actor, input.reason ?? null));
+  return toRewardView(await moveTo(trx, brand.brand_id, currencyExponent(brand.currency), row, status, input.actor, input.reason ?? null));
 }
 
 /** Voids a reward (a reason is required): what it still holds, held or approved, is taken back. */
@@ -32,14 +33,22 @@ export async function voidReward(trx: Knex.Transaction, brand: Brand, input: Tra
   if (!reason) throw new Invalid('reason is required to void a reward');
   const row = await lockReward(trx, brand.brand_id, input.reward_id);
   const status = nextStatus(input.reward_id, row.status, { action: 'void', paid: isPaid(row) });
-  return toRewardView(await moveTo(trx, brand.brand_id, row, status, input.actor, reason));
+  return toRewardView(await moveTo(trx, brand.brand_id, currencyExponent(brand.currency), row, status, input.actor, reason));
 }
 
 /** Writes a legal transition: the status and the ledger entries that move the reward's money. */
-async function moveTo(trx: Knex.Transaction, brandId: string, row: RewardRow, status: RewardStatus, actor: Actor, reason: string | null): Promise<RewardRow> {
+async function moveTo(
+  trx: Knex.Transaction,
+  brandId: string,
+  exponent: number,
+  row: RewardRow,
+  status: RewardStatus,
+  actor: Actor,
+  reason: string | null,
+): Promise<RewardRow> {
   const rewardId = Number(row.reward_id);
-  const sums = await rewardSums(trx, brandId, rewardId);
-  const base = { brandId, advocateId: Number(row.advocate_id), rewardId, conversionId: Number(row.conversion_id), actor, reason };
+  const sums = await rewardSums(trx, brandId, rewardId, exponent);
+  const base = { brandId, exponent, advocateId: Number(row.advocate_id), rewardId, conversionId: Number(row.conversion_id), actor, reason };
   if (status === 'approved') {
     // The held remainder becomes approved money: out of the held bucket, into the approved one.
     await postEntries(trx, [
@@ -65,17 +74,18 @@ export async function approveDueRewards(db: Knex, { batchSize = 100 } = {}): Pro
   let approved = 0;
   for (;;) {
     const count = await db.transaction(async (trx) => {
-      const due: Array<RewardRow & { brand_id: string }> = await trx('rewards')
-        .select('brand_id', 'reward_id', 'conversion_id', 'advocate_id', 'status', 'hold_until')
-        .where({ status: 'pending' })
+      const due: Array<RewardRow & { brand_id: string; currency: string }> = await trx('rewards')
+        .join('brands', 'brands.brand_id', 'rewards.brand_id')
+        .select('rewards.brand_id', 'reward_id', 'conversion_id', 'advocate_id', 'rewards.status', 'hold_until', 'brands.currency')
+        .where({ 'rewards.status': 'pending' })
         .andWhere('hold_until', '<=', trx.fn.now())
         .orderBy('hold_until')
         .limit(batchSize)
-        .forUpdate()
+        .forUpdate('rewards')
         .skipLocked();
       for (const row of due) {
         const status = nextStatus(Number(row.reward_id), row.status, { action: 'hold_ended' });
-        await moveTo(trx, row.brand_id, row, status, 'system', 'hold period ended');
+        await moveTo(trx, row.brand_id, currencyExponent(row.currency), row, status, 'system', 'hold period ended');
       }
       return due.length;
     });
@@ -87,9 +97,12 @@ export async function approveDueRewards(db: Knex, { batchSize = 100 } = {}): Pro
 export interface RewardRefund {
   conversionId: number;
   refundPk: number;
-  refundedTotal: Cents;
-  orderValue: Cents;
+  /** In the order's currency (only their ratio counts). */
+  refundedTotal: Minor;
+  orderValue: Minor;
   full: boolean;
+  /** The brand's currency's exponent: the reward is in it. */
+  exponent: number;
 }
 
 /**
@@ -97,7 +110,7 @@ export interface RewardRefund {
  * pro-rata share leaves the held bucket during the hold, the approved one after; a refund in full
  * during the hold voids the reward. Returns the amount reversed.
  */
-export async function refundReward(trx: Knex.Transaction, brandId: string, refund: RewardRefund): Promise<Cents> {
+export async function refundReward(trx: Knex.Transaction, brandId: string, refund: RewardRefund): Promise<Minor> {
   const row = await lockRewardOfConversion(trx, brandId, refund.conversionId);
   if (!row || row.status === 'voided') return 0;
   const reversed = await reverseReward(trx, {
@@ -105,15 +118,16 @@ export async function refundReward(trx: Knex.Transaction, brandId: string, refun
     advocateId: Number(row.advocate_id),
     conversionId: refund.conversionId,
     rewardId: Number(row.reward_id),
-    rewardAmount: centsFromDecimal(row.amount),
+    rewardAmount: minorFromDecimal(row.amount, refund.exponent),
     held: isHeld(row.status),
     refundPk: refund.refundPk,
     refundedTotal: refund.refundedTotal,
     orderValue: refund.orderValue,
     full: refund.full,
+    exponent: refund.exponent,
   });
   if (refund.full && nextStatus(Number(row.reward_id), row.status, { action: 'refunded_in_full' }) === 'voided') {
-    await moveTo(trx, brandId, row, 'voided', 'system', 'order refunded in full');
+    await moveTo(trx, brandId, refund.exponent, row, 'voided', 'system', 'order refunded in full');
   }
   return reversed;
 }

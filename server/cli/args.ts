@@ -1,3 +1,4 @@
+import { currencyCode } from '../../core/currency';
 import { CliError } from './cli-error';
 
 export type Flags = Record<string, string | boolean>;
@@ -62,4 +63,13 @@ export function advocateFlag(flags: Flags): number {
   const advocateId = numberFlag(flags, 'advocate', { integer: true });
   if (advocateId === undefined) throw new CliError('--advocate is required');
   return advocateId;
+}
+
+/** --currency eur → "EUR" (ISO 4217); absent → undefined. */
+export function currencyFlag(flags: Flags, name = 'currency'): string | undefined {
+  const value = optionalFlag(flags, name);
+  if (value === undefined) return undefined;
+  const code = currencyCode(value);
+  if (code === null) throw new CliError(`--${name} must be an ISO 4217 code such as USD, EUR or JPY (got "${value}")`);
+  return code;
 }

@@ -5,7 +5,7 @@ import { migrateToLatest } from '../../core/db/migrate';
 import { inTransaction } from '../../core/db/transaction';
 import { REVIEW_STATUSES, decideReview, listReviews } from '../../core/fraud/reviews';
 import { rewardBalance } from '../../core/ledger/reward-ledger';
-import { advocateFlag, brandFlag, choiceFlag, numberFlag, optionalFlag, requiredFlag } from './args';
+import { advocateFlag, brandFlag, choiceFlag, currencyFlag, numberFlag, optionalFlag, requiredFlag } from './args';
 import { CliError } from './cli-error';
 import type { Command } from './command';
 
@@ -65,7 +65,7 @@ export const coreCommands: Record<string, Command> = {
   },
   'brand create': {
     usage:
-      'brand create --name N --plan starter|growth|premier [--reward-type fixed|percentage --reward-value V] ' +
+      'brand create --name N --plan starter|growth|premier [--currency USD] [--reward-type fixed|percentage --reward-value V] ' +
       '[--referee-discount-type fixed|percentage --referee-discount-value V] [--reward-hold-days N (default 30)] ' +
       '[--allow-pending-redemption yes|no] [--json]',
     async run(flags, { db, config }) {
@@ -73,8 +73,9 @@ export const coreCommands: Record<string, Command> = {
       const plan = choiceFlag(flags, 'plan', PLANS);
       if (!plan) throw new CliError(`--plan is required (one of ${PLANS.join(', ')})`);
       const settings = brandSettingsFlags(flags);
+      const currency = currencyFlag(flags);
       return inTransaction(db, async (trx) => {
-        const brand = await createBrand(trx, { name, plan, ...settings });
+        const brand = await createBrand(trx, { name, plan, ...(currency ? { currency } : {}), ...settings });
         const key = await createApiKey(trx, brand.brand_id, config.keyEncryptionSecret, 'initial');
         return { brand_id: brand.brand_id, api_key: key.api_key, key_id: key.key_id, brand };
       });

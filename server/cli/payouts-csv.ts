@@ -1,7 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import type { PaidRow, PayoutLine } from '../../core/payouts/payouts';
-import { isWholeCents, toCents } from '../../core/money';
 import { CliError } from './cli-error';
 
 /** The payouts file's columns, in order (docs/reward-lifecycle.md "Payouts CSV"). */
@@ -37,9 +36,10 @@ export function parsePaidCsv(text: string): PaidRow[] {
     if (payoutId === '' || payoutId.length > 200) throw new CliError(`row ${line}: payout_id must be 1 to 200 characters`);
     if (!/^[1-9]\d{0,15}$/.test(record.advocate_id ?? '')) throw new CliError(`row ${line}: advocate_id must be a positive integer (got "${record.advocate_id}")`);
     const amount = Number(record.amount);
-    if (!/^\d+(\.\d{1,2})?$/.test(record.amount ?? '') || !isWholeCents(amount) || amount <= 0) {
-      throw new CliError(`row ${line}: amount must be a positive amount with at most 2 decimals (got "${record.amount}")`);
+    // Its decimals are checked against the brand's currency (JPY 0, USD 2, KWD 3) when it is recorded.
+    if (!/^\d{1,12}(\.\d{1,4})?$/.test(record.amount ?? '') || amount <= 0) {
+      throw new CliError(`row ${line}: amount must be a positive amount such as 25.00 (got "${record.amount}")`);
     }
-    return { row: line, payout_id: payoutId, advocate_id: Number(record.advocate_id), amount: toCents(amount) };
+    return { row: line, payout_id: payoutId, advocate_id: Number(record.advocate_id), amount };
   });
 }

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import { getAdvocate } from '../../core/advocates/advocates';
 import { getBrand } from '../../core/brands/brand';
 import { inTransaction } from '../../core/db/transaction';
-import { amountFromCents, toCents } from '../../core/money';
+import { currencyExponent } from '../../core/currency';
+import { amountFromMinor, toMinor } from '../../core/money';
 import { markPaid, payoutCandidates } from '../../core/payouts/payouts';
 import { listRewards } from '../../core/rewards/list-rewards';
 import { REWARD_STATUSES } from '../../core/rewards/reward-status';
@@ -71,13 +72,14 @@ export const rewardCommands: Record<string, Command> = {
   'payouts export': {
     usage: 'payouts export --brand ID [--min 25.00] [--csv | --json]   (approved, unpaid balances per advocate)',
     async run(flags, { db }) {
-      const brandId = brandFlag(flags);
-      await getBrand(db, brandId);
+      const brand = await getBrand(db, brandFlag(flags));
       const min = optionalFlag(flags, 'min') ?? '0';
-      if (!/^\d{1,12}(\.\d{1,2})?$/.test(min)) throw new CliError(`--min must be an amount with at most 2 decimals (got "${min}")`);
-      const payouts = await payoutCandidates(db, brandId, toCents(Number(min)));
+      if (!/^\d{1,12}(\.\d{1,4})?$/.test(min)) throw new CliError(`--min must be an amount such as 25.00 (got "${min}")`);
+      const payouts = await payoutCandidates(db, brand, Number(min));
       if (flags.csv) return new TextOutput(payoutsCsv(payouts));
-      return { payouts, count: payouts.length, total: amountFromCents(payouts.reduce((sum, line) => sum + toCents(line.amount), 0)) };
+      const exponent = currencyExponent(brand.currency);
+      const total = payouts.reduce((sum, line) => sum + toMinor(line.amount, exponent), 0);
+      return { payouts, count: payouts.length, currency: brand.currency, total: amountFromMinor(total, exponent) };
     },
   },
   'payouts mark-paid': {
@@ -92,10 +94,7 @@ export const rewardCommands: Record<string, Command> = {
         throw new CliError(`--file ${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
       }
       const rows = parsePaidCsv(text);
-      return inTransaction(db, async (trx) => {
-        await getBrand(trx, brandId);
-        return markPaid(trx, brandId, rows, CLI_ACTOR);
-      });
+      return inTransaction(db, async (trx) => markPaid(trx, await getBrand(trx, brandId), rows, CLI_ACTOR));
     },
   },
 };

@@ -1,5 +1,5 @@
 import { ZodError } from 'zod';
-import { Conflict, DomainError, Forbidden, Invalid, NotFound } from '../../core/errors';
+import { Conflict, DomainError, Forbidden, Invalid, NotFound, Unprocessable } from '../../core/errors';
 import type { Ctx, Middleware } from '../app-context';
 import { defaultErrorCode, HttpError } from '../http-error';
 import { describeZodError } from '../schemas/describe-zod-error';
@@ -14,6 +14,7 @@ function statusOf(error: DomainError): number {
   if (error instanceof Forbidden) return 403;
   if (error instanceof NotFound) return 404;
   if (error instanceof Conflict) return 409;
+  if (error instanceof Unprocessable) return 422;
   return 500;
 }
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ClaimInput } from '../../core/claims/claim-input';
 import { DISCOUNT_TYPES } from '../../core/claims/discount-type';
 import { REFERRAL_TYPES } from '../../core/conversions/referral-type';
-import { amount, couponEntry, discountValue, email, identifier, lines, looseIdentifier, metadata, orderId, text } from './fields';
+import { amount, couponEntry, currency, discountValue, email, identifier, lines, looseIdentifier, metadata, orderId, text } from './fields';
 import { itemLines, productLines } from './product-line';
 
 /**
@@ -29,6 +29,7 @@ export const claimRequestSchema = z
     items: itemLines().optional(),
     coupons_applied: lines(couponEntry()).optional(),
     source: text().optional(),
+    currency: currency().optional(),
     metadata: metadata().optional(),
   })
   .superRefine((body, ctx) => {
@@ -55,5 +56,6 @@ export function parseClaimRequest(body: Record<string, unknown>): ClaimInput {
     coupons_applied: request.coupons_applied ?? [],
     metadata: request.metadata ?? {},
     source: request.source,
+    currency: request.currency,
   };
 }

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { DISCOUNT_TYPES } from '../../core/claims/discount-type';
 import type { ConversionInput } from '../../core/conversions/conversion-input';
 import { REFERRAL_TYPES } from '../../core/conversions/referral-type';
-import { decimalFromCents, toCents } from '../../core/money';
+import { amountFromMinor, decimalsOf, toMinor } from '../../core/money';
 import { contentHash } from './content-hash';
-import { amount, couponEntry, customerId, discountValue, email, identifier, ipAddress, lines, looseIdentifier, metadata, orderId, recordId, text } from './fields';
+import { amount, couponEntry, currency, customerId, discountValue, email, exchangeRate, identifier, ipAddress, lines, looseIdentifier, metadata, orderId, recordId, text } from './fields';
 import { itemLines, productLines } from './product-line';
 
 /** Fields both conversion forms accept. */
@@ -26,7 +26,8 @@ const common = {
   coupons_applied: lines(couponEntry()).optional(),
   source: text().optional(),
   status: z.enum(['completed', 'pending']).optional(),
-  currency: text().optional(),
+  currency: currency().optional(),
+  exchange_rate: exchangeRate().optional(),
   metadata: metadata().optional(),
 };
 
@@ -87,6 +88,7 @@ function commonInput(body: Common) {
     source: body.source,
     status: body.status ?? 'completed',
     currency: body.currency,
+    exchange_rate: body.exchange_rate,
     metadata: body.metadata ?? {},
   } satisfies Partial<ConversionInput>;
 }
@@ -106,13 +108,16 @@ export function parseConversionRequest(body: Record<string, unknown>): Conversio
     };
   }
   const alternate = conversionAlternateSchema.parse(body);
-  const subtotal = toCents(alternate.order_total) - toCents(alternate.tax) - toCents(alternate.shipping);
+  // Exact at as many decimals as the amounts have (their currency's are checked by the use case).
+  const places = Math.max(...[alternate.order_total, alternate.tax, alternate.shipping].map(decimalsOf));
+  const minor = (value: number) => toMinor(value, places);
+  const subtotal = minor(alternate.order_total) - minor(alternate.tax) - minor(alternate.shipping);
   return {
     ...commonInput(alternate),
     order_id: alternate.order_id ?? null,
     content_hash: alternate.order_id === undefined ? contentHash(body) : null,
     order_value: alternate.order_total,
-    order_subtotal: Number(decimalFromCents(Math.max(0, subtotal))),
+    order_subtotal: amountFromMinor(Math.max(0, subtotal), places),
     discount_applied: alternate.discount,
     total_discount: alternate.discount,
   };

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { hasAtMostDecimals, isWholeCents, PERCENT_DECIMALS } from '../../core/money';
+import { currencyCode } from '../../core/currency';
+import { hasAtMostDecimals, PERCENT_DECIMALS, parseExchangeRate } from '../../core/money';
 
 /** Field shapes shared by every request schema, with the limits of DECISIONS.md and the README. */
 export const MAX_STRING = 2048;
@@ -9,7 +10,9 @@ export const MAX_IDENTIFIER_CHARS = 512;
 export const MAX_IDENTIFIER_BYTES = 1024;
 export const MAX_LINES = 500;
 export const MAX_METADATA_BYTES = 16 * 1024;
-const MAX_AMOUNT = 999_999_999_999.99; // numeric(14,2)
+const MAX_AMOUNT = 999_999_999_999.9999; // money_amount: 12 digits, at most 4 decimals
+/** 10^-MAX_EXPONENT, written out (10 ** -4 is 0.00009999999999999999). */
+const MIN_MINOR_UNIT = 0.0001;
 const MAX_DISCOUNT_VALUE = 9_999_999_999.9999; // numeric(14,4)
 
 /** Free text that is stored but never indexed (names, URLs, reasons). */
@@ -28,14 +31,31 @@ export const identifier = () => withinIdentifierLimits(z.string().trim().min(1, 
 /** An optional identifier a client may send empty (a device's blank storage): the same limits, '' allowed. */
 export const looseIdentifier = () => withinIdentifierLimits(z.string());
 
-/** A JSON number of money in major units: not a string, not negative, whole cents, fits numeric(14,2). */
+/**
+ * A JSON number of money in major units: not a string, not negative, at most 12 digits before the
+ * point. Its decimals are checked against its currency (JPY 0, USD 2, KWD 3) by the use case,
+ * which knows the currency; no currency has more than 4.
+ */
 export const amount = () =>
   z
     .number()
     .nonnegative({ error: 'must not be negative' })
     .max(MAX_AMOUNT, { error: `must be at most ${MAX_AMOUNT}` })
-    .refine(isWholeCents, { error: 'must be a whole number of cents (at most 2 decimals)' })
-    .meta({ multipleOf: 0.01 });
+    .meta({ multipleOf: MIN_MINOR_UNIT, description: "At most as many decimals as the currency's minor unit (JPY 0, USD 2, KWD 3)" });
+
+/** An ISO 4217 code, any case ("eur" is EUR). */
+export const currency = () =>
+  z
+    .string()
+    .refine((value) => currencyCode(value) !== null, { error: 'must be an ISO 4217 code such as USD, EUR or JPY' })
+    .meta({ description: "ISO 4217 (case-insensitive); default: the brand's currency", example: 'EUR' });
+
+/** Brand-currency units per one unit of the order's currency, as exact decimal text ("1.0825"); a JSON number is taken as written. */
+export const exchangeRate = () =>
+  z
+    .union([z.string(), z.number()])
+    .refine((value) => parseExchangeRate(value) !== null, { error: 'must be a positive decimal such as "1.0825" (at most 12 decimals)' })
+    .meta({ description: "Brand-currency units per 1 unit of `currency`; required when `currency` is not the brand's", example: '1.0825' });
 
 /** discount_value: an amount, or a percentage with up to four decimals (numeric(14,4)). */
 export const discountValue = () =>

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CONVERSION_STATUSES } from '../../core/conversions/conversion-status';
 import type { RefundInput } from '../../core/refunds/refund-input';
-import { amount, looseIdentifier, metadata, orderId, recordId, refundId, text } from './fields';
+import { amount, currency, looseIdentifier, metadata, orderId, recordId, refundId, text } from './fields';
 
 export const refundRequestSchema = z
   .object({
@@ -17,6 +17,7 @@ export const refundRequestSchema = z
     refund_reason: text().optional(),
     new_status: z.enum(CONVERSION_STATUSES).optional(),
     source: text().optional(),
+    currency: currency().optional(),
     metadata: metadata().optional(),
   })
   .superRefine((body, ctx) => {

@@ -101,7 +101,8 @@ describe('GET /api/v1/openapi.json states the limits and the error codes', () =>
     const refund = document.paths['/api/v1/track/refund'].post;
     const fields = refund.requestBody.content['application/json'].schema.properties;
     expect(fields.refund_id.anyOf[0]).toMatchObject({ type: 'string', maxLength: 512, 'x-max-bytes': 1024 });
-    expect(fields.refund_amount).toMatchObject({ type: 'number', minimum: 0, multipleOf: 0.01 });
+    // Whole minor units of the order's currency, checked by the use case: KWD has 3 decimals, CLF 4.
+    expect(fields.refund_amount).toMatchObject({ type: 'number', minimum: 0, multipleOf: 0.0001 });
     expect(fields.refund_reason).toMatchObject({ type: 'string', maxLength: 2048 });
     expect(fields.metadata).toMatchObject({ 'x-max-bytes': 16384 });
     expect(document.info.description).toMatch(/nested at most 32 levels/);

@@ -53,7 +53,7 @@ beforeAll(async () => {
   postgres = await realPostgres();
   service = await startTestApp({}, postgres.db);
   await serviceUp();
-  brand = await givenBrand(service.db, { plan: 'premier', reward_type: 'percentage', reward_value: 10, reward_hold_days: 0 });
+  brand = await givenBrand(service.db, { plan: 'premier', reward_type: 'percentage', reward_value: 10, reward_hold_days: 0, currency: 'EUR' }); // the store's region sells in EUR
   medusa = await createMedusaApp({ serviceUrl: `http://127.0.0.1:${port}`, brandId: brand.brandId, apiKey: brand.apiKey });
   await medusa.start();
   await medusa.api.setUpCatalog();

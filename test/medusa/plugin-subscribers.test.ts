@@ -50,7 +50,7 @@ afterAll(async () => {
  */
 async function givenStore(options: { plan?: 'premier' | 'growth'; pluginOptions?: Record<string, unknown> } = {}) {
   const db = service.db;
-  const brand = await givenBrand(db, { plan: options.plan ?? 'premier', reward_type: 'percentage', reward_value: 10, reward_hold_days: 0 });
+  const brand = await givenBrand(db, { plan: options.plan ?? 'premier', reward_type: 'percentage', reward_value: 10, reward_hold_days: 0, currency: 'EUR' }); // the orders' currency
   const advocate = await givenAdvocate(db, brand.brandId);
   const pluginOptions = { serviceUrl, brandId: brand.brandId, apiKey: brand.apiKey, retryBaseDelayMs: 20, retryMaxDelayMs: 200, ...options.pluginOptions };
   const medusa = new FakeMedusaContainer(pluginOptions);

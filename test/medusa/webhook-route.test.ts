@@ -10,7 +10,7 @@ afterAll(closeTestDatabase);
 async function givenMedusaStore() {
   // Conversions limited to one per hour per IP: the connector route must not be limited at all.
   const service = await startTestApp({ rateLimits: { ...GENEROUS_LIMITS, conversion: 1, refund: 1 } });
-  const brand = await givenBrand(service.db, { plan: 'premier', reward_hold_days: 0 });
+  const brand = await givenBrand(service.db, { plan: 'premier', reward_hold_days: 0, currency: 'EUR' }); // the snapshots' currency_code
   const advocate = await givenAdvocate(service.db, brand.brandId);
   const order: OrderState = { id: `order_${uniqueOrderId()}`, email: 'buyer@example.com', promotions: [{ code: advocate.code, discount: 7 }], paid: 'all' };
   const deliver = (body: string, headers: Record<string, string> = {}) =>

@@ -1,5 +1,8 @@
 /** Order, line item and refund nodes as the GraphQL Admin API returns them, for the fake Admin API's shops. */
 
+/** The currency of the shop these orders come from: the brand installed for it sells in it. */
+export const SHOP_CURRENCY = 'EUR';
+
 /** A MoneyBag of a shop in EUR selling in EUR. */
 export const money = (amount: string, presentment = amount) => ({
   shopMoney: { amount, currencyCode: 'EUR' },

@@ -38,6 +38,8 @@ export class FakeShopify {
   readonly protectedContent = new Map<string, string[]>();
   /** Topics whose subscription Shopify refuses, with its userError message. */
   readonly refusedTopics = new Map<string, string>();
+  /** Each shop's currency (shop money); USD unless a test sets another. */
+  readonly currencies = new Map<string, string>();
   /** Each GraphQL request's requested cost, as Shopify computes it. */
   readonly costs: Array<{ shop: string; operation: string | null; cost: number }> = [];
   /** Shops that got a THROTTLED answer. */
@@ -176,7 +178,7 @@ export class FakeShopify {
     this.subscriptions.set(shop, subscriptions);
     const orders = this.orders.get(shop) ?? [];
     return {
-      shop: () => ({ name: `Shop ${shop}` }),
+      shop: () => ({ name: `Shop ${shop}`, currencyCode: this.currencies.get(shop) ?? 'USD' }),
       webhookSubscriptions: () => ({ nodes: subscriptions }),
       webhookSubscriptionCreate: ({ topic, webhookSubscription }: { topic: string; webhookSubscription: { uri: string } }) => {
         const refusal = this.refusedTopics.get(topic);

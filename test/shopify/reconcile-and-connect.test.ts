@@ -1,6 +1,6 @@
 import { processInbox } from '../../connectors/shopify/process-inbox';
 import { givenAdvocate, givenBrand } from '../helpers/fixtures';
-import { graphqlLine, graphqlOrder, graphqlRefund } from './admin-order-nodes';
+import { SHOP_CURRENCY, graphqlLine, graphqlOrder, graphqlRefund } from './admin-order-nodes';
 import { exactNumber, fixtureText, inboxRow, installApp, referrals, sendWebhook, uniqueShop, setUpShopifyTests, variant } from './shopify-test-kit';
 
 const context = setUpShopifyTests();
@@ -9,10 +9,13 @@ const cli = (argv: string[], tty = false) => referrals(context.app, argv, { tty 
 
 describe('referrals shopify reconcile', () => {
   it('backfills a paid order whose webhook never came (and its refund), through the same path, idempotently', async () => {
-    const installed = await installApp(context.app, context.fake, undefined, 'premier');
+    const installed = await installApp(context.app, context.fake, undefined, 'premier', SHOP_CURRENCY);
     await givenAdvocate(context.app.db, installed.brandId, { code: 'TENOFF' });
     // This order's webhook did come.
-    const delivered = variant(fixtureText('order-with-discount-code.shopify-api-fixture.json'), (order) => (order.id = exactNumber('820982911946154508')));
+    const delivered = variant(fixtureText('order-with-discount-code.shopify-api-fixture.json'), (order) => {
+      order.id = exactNumber('820982911946154508');
+      order.currency = SHOP_CURRENCY; // the same shop as the Admin API's orders
+    });
     await sendWebhook(context.app, delivered, { topic: 'orders/paid', shop: installed.shop });
     await processInbox(context.app.db, { brandId: installed.brandId });
 
@@ -72,7 +75,7 @@ describe('referrals shopify reconcile', () => {
   });
 
   it('reads an order of 25 lines and 12 refunds whole, in queries Shopify accepts (each under 1,000 points)', async () => {
-    const installed = await installApp(context.app, context.fake, undefined, 'premier');
+    const installed = await installApp(context.app, context.fake, undefined, 'premier', SHOP_CURRENCY);
     await givenAdvocate(context.app.db, installed.brandId, { code: 'BIGOFF' });
     const lines = Array.from({ length: 25 }, (_, index) => graphqlLine(`7000${index}`, { title: `Item ${index}`, price: '10.00', code: index === 0 ? 'BIGOFF' : undefined }));
     const refunds = Array.from({ length: 12 }, (_, index) => graphqlRefund(`8000${index}`, ['0.50', '0.50']));
@@ -86,7 +89,7 @@ describe('referrals shopify reconcile', () => {
     expect(await context.app.db('conversion_products').where({ brand_id: installed.brandId, conversion_id: conversion.conversion_id })).toHaveLength(25);
 
     const calls = context.fake.costs.filter((call) => call.shop === installed.shop);
-    expect(calls.map((call) => call.operation).filter((name) => name !== 'ReconcileOrdersCount')).toEqual([
+    expect(calls.map((call) => call.operation).filter((name) => name !== 'ReconcileOrdersCount' && name !== 'ShopCurrency')).toEqual([
       'ReconcileOrders',
       'ReconcileOrderLineItems', // lines 11–25
       'ReconcileOrderRefunds', // the first 10 refund ids filled the list
@@ -97,7 +100,7 @@ describe('referrals shopify reconcile', () => {
   });
 
   it('backfills a USD shop\'s EUR order and its €550 refund in dollars (shop money), the buyer\'s currency kept for display', async () => {
-    const installed = await installApp(context.app, context.fake, undefined, 'premier');
+    const installed = await installApp(context.app, context.fake, undefined, 'premier', 'USD');
     await givenAdvocate(context.app.db, installed.brandId, { code: 'EUROFF' });
     const usdEur = (usd: string, eur: string) => ({ shopMoney: { amount: usd, currencyCode: 'USD' }, presentmentMoney: { amount: eur, currencyCode: 'EUR' } });
     const order = {
@@ -128,7 +131,7 @@ describe('referrals shopify reconcile', () => {
   });
 
   it('--bulk reads every order through one bulk operation (large backfills), every line of it, with the same outcome', async () => {
-    const installed = await installApp(context.app, context.fake, undefined, 'premier');
+    const installed = await installApp(context.app, context.fake, undefined, 'premier', SHOP_CURRENCY);
     await givenAdvocate(context.app.db, installed.brandId, { code: 'BULKOFF' });
     const lines = Array.from({ length: 25 }, (_, index) => graphqlLine(`9100${index}`, { title: `Bulk ${index}`, price: '10.00', code: index === 0 ? 'BULKOFF' : undefined }));
     context.fake.orders.set(installed.shop, [

@@ -1,5 +1,5 @@
 import { givenAdvocate } from '../helpers/fixtures';
-import { graphqlLine, graphqlOrder, graphqlRefund, money } from './admin-order-nodes';
+import { SHOP_CURRENCY, graphqlLine, graphqlOrder, graphqlRefund, money } from './admin-order-nodes';
 import { inboxRow, installApp, referrals, setUpShopifyTests } from './shopify-test-kit';
 
 const context = setUpShopifyTests();
@@ -11,7 +11,7 @@ const reconcile = async (brandId: string) => {
 };
 
 async function shopWithAdvocate(code: string) {
-  const installed = await installApp(context.app, context.fake, undefined, 'premier');
+  const installed = await installApp(context.app, context.fake, undefined, 'premier', SHOP_CURRENCY);
   await givenAdvocate(context.app.db, installed.brandId, { code });
   return installed;
 }

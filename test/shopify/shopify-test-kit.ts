@@ -99,7 +99,8 @@ export interface Installed {
 }
 
 /** The whole install: /shopify/auth → Shopify's consent → /shopify/auth/callback. */
-export async function installApp(app: TestApp, fake: FakeShopify, shop = uniqueShop(), plan?: Plan): Promise<Installed> {
+export async function installApp(app: TestApp, fake: FakeShopify, shop = uniqueShop(), plan?: Plan, currency?: string): Promise<Installed> {
+  if (currency) fake.currencies.set(shop, currency);
   const begin = await app.http.get(`/shopify/auth?${signedInstallQuery(shop)}`).set('User-Agent', BROWSER_USER_AGENT);
   if (begin.status !== 302) throw new Error(`install did not redirect: ${begin.status} ${JSON.stringify(begin.body)}`);
   const location = new URL(begin.headers.location!);
