@@ -18,7 +18,8 @@ const claim = (headers: Headers, body: object) => t.http.post('/api/v1/track/cla
 /** A brand in `currency` whose advocates earn 10 % of an order, and one advocate. */
 async function givenBrandIn(currency: string, reward: { reward_type: 'percentage' | 'fixed'; reward_value: number } = { reward_type: 'percentage', reward_value: 10 }) {
   // Premier: the plan with claims.
-  const brand = await givenBrand(t.db, { currency, plan: 'premier', ...reward });
+  // Rewards spendable at once (no hold), so balances show what each conversion credited.
+  const brand = await givenBrand(t.db, { currency, plan: 'premier', reward_hold_days: 0, ...reward });
   const advocate = await givenAdvocate(t.db, brand.brandId);
   return { brand, advocate };
 }
@@ -187,7 +188,7 @@ describe('currencies in requests', () => {
   });
 
   it('records an old client’s order (no currency) in the brand’s currency, USD by default', async () => {
-    const brand = await givenBrand(t.db, { reward_type: 'fixed', reward_value: 10 });
+    const brand = await givenBrand(t.db, { reward_type: 'fixed', reward_value: 10, reward_hold_days: 0 });
     const advocate = await givenAdvocate(t.db, brand.brandId);
     const orderId = uniqueOrderId();
     const response = await conversion(brand.headers, { email: 'b@example.com', order_id: orderId, order_value: 19.99, referral_code: advocate.code });
@@ -206,7 +207,9 @@ describe('currencies in requests', () => {
       { kind: 'credit', amount: '0.67' },
       { kind: 'credit', amount: '5.08' },
     ]);
-    expect(await rewardBalance(t.db, brand.brandId, advocate.advocateId)).toEqual({ advocate_id: advocate.advocateId, currency: 'USD', credited: 10.75, reversed: 0, redeemed: 0, balance: 10.75 });
+    expect(await rewardBalance(t.db, brand.brandId, advocate.advocateId)).toEqual({
+      advocate_id: advocate.advocateId, currency: 'USD', credited: 10.75, reversed: 0, redeemed: 0, balance: 10.75, pending: 0, approved: 10.75, paid: 0, voided: 0, payable: 10.75,
+    });
   });
 
   it('takes a claim in the brand’s currency and refuses one in another with 422 naming currency', async () => {
@@ -225,7 +228,7 @@ describe('currencies in requests', () => {
   });
 
   it('/convert takes value in the brand’s currency and names `value` when it has too many decimals', async () => {
-    const brand = await givenBrand(t.db, { plan: 'starter', currency: 'JPY', referee_discount_type: 'percentage', referee_discount_value: 15 });
+    const brand = await givenBrand(t.db, { plan: 'starter', currency: 'JPY', referee_discount_type: 'percentage', referee_discount_value: 15, reward_hold_days: 0 });
     const advocate = await givenAdvocate(t.db, brand.brandId);
     const send = (body: object) => {
       const raw = JSON.stringify(body);

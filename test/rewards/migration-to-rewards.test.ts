@@ -61,8 +61,12 @@ describe('migration 20261203_0012_reward_lifecycle', () => {
     const linked = await db('reward_ledger').where({ brand_id: brandId }).whereNull('reward_id');
     expect(linked).toEqual([]);
     expect(await db('brands').where({ brand_id: brandId }).first()).toMatchObject({ reward_hold_days: 30, allow_pending_redemption: false });
+
+    // Then the later migrations (currencies: the brand's becomes USD): the balance reads as before.
+    const later = migrations.slice(migrations.findIndex(([migration]) => migration === '20261203_0012_reward_lifecycle') + 1);
+    for (const [, steps] of later) await steps.up(db);
     expect(await rewardBalance(db, brandId, Number(advocateId))).toEqual({
-      advocate_id: Number(advocateId), credited: 15, reversed: 4, redeemed: 0, balance: 11, pending: 0, approved: 11, paid: 0, voided: 0, payable: 11,
+      advocate_id: Number(advocateId), currency: 'USD', credited: 15, reversed: 4, redeemed: 0, balance: 11, pending: 0, approved: 11, paid: 0, voided: 0, payable: 11,
     });
   });
 });

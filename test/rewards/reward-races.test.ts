@@ -95,6 +95,7 @@ describe('the reward ledger under concurrent transitions (real PostgreSQL)', () 
     const figures = await rewardBalance(t.db, brand.brandId, advocate.advocateId);
     expect(figures).toEqual({
       advocate_id: advocate.advocateId,
+      currency: 'USD',
       credited: figures.credited,
       reversed: figures.reversed,
       redeemed: redeemed / 100,

@@ -54,7 +54,7 @@ describe('referrals brand: the hold and pending redemption settings', () => {
 
 describe('referrals rewards', () => {
   it('lists, approves and voids rewards, recording "cli" as who did it; the approval job runs as a command', async () => {
-    const brand = await givenBrand(t.db);
+    const brand = await givenBrand(t.db, { currency: 'EUR' });
     const advocate = await givenAdvocate(t.db, brand.brandId);
     const first = await order(brand, advocate.code);
     const second = await order(brand, advocate.code);
@@ -77,13 +77,13 @@ describe('referrals rewards', () => {
     expect(due).toEqual({ approved: expect.any(Number) });
     const balance = await json('advocate', 'balance', '--brand', brand.brandId, '--advocate', String(advocate.advocateId));
     expect(balance).toEqual({
-      advocate_id: advocate.advocateId, credited: 10, reversed: 0, redeemed: 0, balance: 10, pending: 0, approved: 10, paid: 0, voided: 10, payable: 10,
+      advocate_id: advocate.advocateId, currency: 'EUR', credited: 10, reversed: 0, redeemed: 0, balance: 10, pending: 0, approved: 10, paid: 0, voided: 10, payable: 10,
     });
   });
 
   it('refuses what a transition does not allow (exit 1, the reason), a missing reason or reward (exit 2), and another brand\'s reward (not found)', async () => {
-    const brand = await givenBrand(t.db);
-    const other = await givenBrand(t.db);
+    const brand = await givenBrand(t.db, { currency: 'EUR' });
+    const other = await givenBrand(t.db, { currency: 'EUR' });
     const advocate = await givenAdvocate(t.db, brand.brandId);
     const reward = String(await order(brand, advocate.code));
     await json('rewards', 'void', '--brand', brand.brandId, '--reward', reward, '--reason', 'fraud');
@@ -109,7 +109,7 @@ describe('referrals rewards', () => {
 describe('referrals payouts', () => {
   /** Ann earns 30 (three orders), Bob 10 (one); both approved at once. */
   async function twoAdvocates() {
-    const brand = await givenBrand(t.db, { reward_hold_days: 0 });
+    const brand = await givenBrand(t.db, { reward_hold_days: 0, currency: 'EUR' });
     const ann = await givenAdvocate(t.db, brand.brandId, { email: `ann-${brand.brandId}@example.com`, code: `ANN-${brand.brandId.slice(0, 8)}` });
     const bob = await givenAdvocate(t.db, brand.brandId, { email: `bob-${brand.brandId}@example.com`, code: `BOB-${brand.brandId.slice(0, 8)}` });
     const annRewards = [await order(brand, ann.code), await order(brand, ann.code), await order(brand, ann.code)];
@@ -139,7 +139,7 @@ describe('referrals payouts', () => {
     const file = writeFile('paid.csv', exported.stdout);
 
     const paid = await json('payouts', 'mark-paid', '--brand', brand.brandId, '--file', file);
-    expect(paid).toEqual({ recorded: 1, already_recorded: 0, total_paid: 30, message: 'recorded 1 payouts (30.00)' });
+    expect(paid).toEqual({ recorded: 1, already_recorded: 0, total_paid: 30, message: 'recorded 1 payouts (30.00 EUR)' });
     expect(await json('advocate', 'balance', '--brand', brand.brandId, '--advocate', String(ann.advocateId))).toMatchObject({
       credited: 30, approved: 0, paid: 30, balance: 0, payable: 0,
     });
@@ -168,8 +168,12 @@ describe('referrals payouts', () => {
 
     const malformed = writeFile('bad.csv', `payout_id,advocate_id,amount\nA-2,${ann.advocateId},1.234\n`);
     const bad = await cli('payouts', 'mark-paid', '--brand', brand.brandId, '--file', malformed);
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('row 2: amount must be a positive amount with at most 2 decimals (got "1.234")');
+    // Checked against the brand's currency (EUR: 2 decimals) when it is recorded: nothing is.
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('row 2: amount: must be a whole number of cents (at most 2 decimals)');
+    const notANumber = await cli('payouts', 'mark-paid', '--brand', brand.brandId, '--file', writeFile('nan.csv', `payout_id,advocate_id,amount\nA-3,${ann.advocateId},ten\n`));
+    expect(notANumber.code).toBe(2);
+    expect(notANumber.stderr).toContain('row 2: amount must be a positive amount such as 25.00 (got "ten")');
     const missing = await cli('payouts', 'mark-paid', '--brand', brand.brandId, '--file', path.join(scratchDir('payouts'), 'nope.csv'));
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('cannot be read: ENOENT');

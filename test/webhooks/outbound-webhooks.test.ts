@@ -59,8 +59,8 @@ function verified(received: Receiver['received'], secret: string) {
   return received.map((request) => webhook.verify(request.body, request.headers) as { id: string; type: string; timestamp: string; data: Record<string, unknown> });
 }
 
-async function premierBrandWithAdvocate() {
-  const brand = await givenBrand(t.db, { plan: 'premier', reward_type: 'percentage', reward_value: 10 });
+async function premierBrandWithAdvocate(settings: Parameters<typeof givenBrand>[1] = {}) {
+  const brand = await givenBrand(t.db, { plan: 'premier', reward_type: 'percentage', reward_value: 10, ...settings });
   const advocate = await givenAdvocate(t.db, brand.brandId);
   return { brand, advocate };
 }
@@ -173,7 +173,7 @@ describe('outbound webhooks: events', () => {
   });
 
   it('emits from a connector too: a Medusa paid order and its partial refund go through the same core', async () => {
-    const { brand, advocate } = await premierBrandWithAdvocate();
+    const { brand, advocate } = await premierBrandWithAdvocate({ currency: 'EUR' }); // the snapshots' currency_code
     const hook = await receiver();
     const endpoint = await endpointFor(brand, hook.url);
     const order: OrderState = { id: `order_${uniqueOrderId()}`, email: 'medusa@example.com', promotions: [{ code: advocate.code, discount: 7 }], paid: 'all' };
