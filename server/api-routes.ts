@@ -8,7 +8,7 @@ import { requirePlan } from './middleware/require-plan';
 import { verifyAlSignature } from './middleware/verify-al-signature';
 import { checkEligibilityRoute } from './routes/check-eligibility';
 import { convert } from './routes/convert';
-import { approveRewardRoute, getRewardRoute, listRewardsRoute, voidRewardRoute } from './routes/rewards';
+import { advocateBalanceRoute, approveRewardRoute, getRewardRoute, listRewardsRoute, voidRewardRoute } from './routes/rewards';
 import { approveReviewRoute, listReviewsRoute, rejectReviewRoute } from './routes/reviews';
 import { trackClaim } from './routes/track-claim';
 import { trackConversion } from './routes/track-conversion';
@@ -31,6 +31,7 @@ export function apiRoutes(): Router<AppState, AppContext> {
   router.get('/rewards/:id', rateLimit('rewards'), authenticateApiKey, rewards, getRewardRoute);
   router.post('/rewards/:id/approve', rateLimit('rewards'), readRawBody, authenticateApiKey, rewards, approveRewardRoute);
   router.post('/rewards/:id/void', rateLimit('rewards'), readRawBody, authenticateApiKey, rewards, voidRewardRoute);
+  router.get('/advocates/:id/balance', rateLimit('rewards'), authenticateApiKey, rewards, advocateBalanceRoute);
   // The fraud review queue (docs/fraud-review.md): every plan has fraud rules, so every plan reviews.
   router.get('/reviews', rateLimit('review'), authenticateApiKey, allPlans, listReviewsRoute);
   router.post('/reviews/:id/approve', rateLimit('review'), readRawBody, authenticateApiKey, allPlans, approveReviewRoute);

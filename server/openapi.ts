@@ -6,7 +6,7 @@ import { conversionAlternateSchema, conversionPrimarySchema } from './schemas/co
 import { convertRequestSchema } from './schemas/convert-request';
 import { eligibilityRequestSchema } from './schemas/eligibility-request';
 import { refundRequestSchema } from './schemas/refund-request';
-import { approveRewardSchema, listRewardsQuerySchema, rewardPathSchema, voidRewardSchema } from './schemas/reward-request';
+import { advocatePathSchema, approveRewardSchema, listRewardsQuerySchema, rewardPathSchema, voidRewardSchema } from './schemas/reward-request';
 import { reviewApproveSchema, reviewListQuerySchema, reviewRejectSchema } from './schemas/review-request';
 import { MAX_IDENTIFIER_BYTES, MAX_IDENTIFIER_CHARS, MAX_LINES, MAX_METADATA_BYTES, MAX_STRING } from './schemas/fields';
 import { visitRequestSchema } from './schemas/visit-request';
@@ -137,6 +137,14 @@ export function openApiDocument() {
           security: apiKey,
           parameters: parameters(listRewardsQuerySchema, 'query'),
           responses: { ...errors, '200': { description: '`{success: true, data: [reward…], has_more, next_cursor}`; pass next_cursor as cursor for the next page' } },
+        },
+      },
+      '/api/v1/advocates/{id}/balance': {
+        get: {
+          summary: "An advocate's reward figures in the brand's currency: credited, reversed, redeemed, balance (spendable), pending, approved, paid, voided, payable (all plans)",
+          security: apiKey,
+          parameters: parameters(advocatePathSchema, 'path'),
+          responses: { ...errors, '200': { description: '`{success: true, data: {advocate_id, currency, credited, reversed, redeemed, balance, pending, approved, paid, voided, payable}}`' } },
         },
       },
       '/api/v1/rewards/{id}': {

@@ -1,9 +1,11 @@
+import { getAdvocate } from '../../core/advocates/advocates';
 import { inTransaction } from '../../core/db/transaction';
+import { rewardBalance } from '../../core/ledger/reward-ledger';
 import { listRewards, rewardWithHistory } from '../../core/rewards/list-rewards';
 import { approveReward, voidReward } from '../../core/rewards/reward-transitions';
 import type { Ctx } from '../app-context';
 import { parseJsonObject } from '../middleware/json-body';
-import { approveRewardSchema, listRewardsQuerySchema, rewardPathSchema, voidRewardSchema } from '../schemas/reward-request';
+import { advocatePathSchema, approveRewardSchema, listRewardsQuerySchema, rewardPathSchema, voidRewardSchema } from '../schemas/reward-request';
 
 /** A request to /rewards/{id}: @koa/router puts the path's `id` in `params`. */
 type RewardCtx = Ctx & { params: Record<string, string> };
@@ -43,4 +45,13 @@ export async function voidRewardRoute(ctx: RewardCtx): Promise<void> {
   const brand = ctx.state.brand!;
   const reward = await inTransaction(ctx.app.context.deps.db, (trx) => voidReward(trx, brand, { reward_id: rewardId, actor: actorOf(ctx), reason }));
   ctx.body = { success: true, data: reward };
+}
+
+/** GET /api/v1/advocates/{id}/balance: the advocate's figures (docs/reward-lifecycle.md), in the brand's currency. */
+export async function advocateBalanceRoute(ctx: RewardCtx): Promise<void> {
+  const advocateId = advocatePathSchema.parse(ctx.params).id;
+  const brand = ctx.state.brand!;
+  const db = ctx.app.context.deps.db;
+  await getAdvocate(db, brand.brand_id, advocateId);
+  ctx.body = { success: true, data: await rewardBalance(db, brand.brand_id, advocateId, brand.allow_pending_redemption) };
 }

@@ -12,6 +12,9 @@ const idText = (what: string) =>
 /** The path of /api/v1/rewards/{id}. */
 export const rewardPathSchema = z.object({ id: idText('reward id') });
 
+/** The path of /api/v1/advocates/{id}/balance. */
+export const advocatePathSchema = z.object({ id: idText('advocate id') });
+
 /** GET /api/v1/rewards: filters and paging, from the query string. */
 export const listRewardsQuerySchema = z.object({
   status: z.enum(REWARD_STATUSES, { error: `must be one of ${REWARD_STATUSES.join(', ')}` }).optional(),

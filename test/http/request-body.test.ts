@@ -60,6 +60,7 @@ describe('GET /api/v1/openapi.json', () => {
     const response = await t.http.get('/api/v1/openapi.json');
     expect(response.status).toBe(200);
     expect(Object.keys(response.body.paths).sort()).toEqual([
+      '/api/v1/advocates/{id}/balance',
       '/api/v1/convert',
       '/api/v1/reviews',
       '/api/v1/reviews/{id}/approve',

@@ -200,6 +200,28 @@ describe('POST /api/v1/rewards/{id}/approve and /void', () => {
   });
 });
 
+describe('GET /api/v1/advocates/{id}/balance', () => {
+  it('answers the advocate’s figures in the brand’s currency; 404 for another brand’s advocate, 400 for a malformed id', async () => {
+    const { brand, advocate } = await brandWithAdvocate();
+    await order(brand, advocate.code, 100);
+    const response = await t.http.get(`/api/v1/advocates/${advocate.advocateId}/balance`).set(brand.headers);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      success: true,
+      data: { advocate_id: advocate.advocateId, currency: 'USD', credited: 0, reversed: 0, redeemed: 0, balance: 0, pending: 10, approved: 0, paid: 0, voided: 0, payable: 0 },
+    });
+
+    const other = await givenBrand(t.db);
+    const foreign = await t.http.get(`/api/v1/advocates/${advocate.advocateId}/balance`).set(other.headers);
+    expect(foreign.status).toBe(404);
+    expect(foreign.body).toMatchObject({ success: false, error: `advocate ${advocate.advocateId} not found` });
+    const malformed = await t.http.get('/api/v1/advocates/abc/balance').set(brand.headers);
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error).toContain('id');
+    expect((await t.http.get(`/api/v1/advocates/${advocate.advocateId}/balance`)).status).toBe(401);
+  });
+});
+
 describe('GET /api/v1/rewards', () => {
   it('lists rewards newest first, filtered by status and advocate, a page at a time', async () => {
     const { brand, advocate } = await brandWithAdvocate();
