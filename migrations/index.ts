@@ -10,6 +10,7 @@ import * as statusChecks from './20261129_0008_status_checks';
 import * as shopifyWebhookSubscriptions from './20261130_0009_shopify_webhook_subscriptions';
 import * as shopifySalesAndShopMoney from './20261201_0010_shopify_sales_and_shop_money';
 import * as shopifyDeliveryIdentityAndDataRequests from './20261202_0011_shopify_delivery_identity_and_data_requests';
+import * as dashboard from './20261207_0016_dashboard';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -30,4 +31,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['20261130_0009_shopify_webhook_subscriptions', shopifyWebhookSubscriptions],
   ['20261201_0010_shopify_sales_and_shop_money', shopifySalesAndShopMoney],
   ['20261202_0011_shopify_delivery_identity_and_data_requests', shopifyDeliveryIdentityAndDataRequests],
+  ['20261207_0016_dashboard', dashboard],
 ];
