@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Brand } from '../core/brands/brand';
 import type { Config } from './config';
+import type { DashboardViewer } from './dashboard/dashboard-session';
 import type { ConnectorParts } from './http/connector';
 
 export interface AppDeps {
@@ -18,6 +19,8 @@ export interface AppState {
   rawBody?: Buffer;
   /** The authenticated brand (API key or signature). */
   brand?: Brand;
+  /** The dashboard's signed-in viewer (session cookie or a platform's embedded session). */
+  viewer?: DashboardViewer;
 }
 
 export interface AppContext {

@@ -34,7 +34,7 @@ export async function createLoginLink(db: Executor, brandId: string): Promise<Lo
 
 /** Why a link cannot be used; null while it can. */
 async function linkRefusal(db: Executor, brandId: string, token: string): Promise<string | null> {
-  const link = await db('dashboard_login_links').where({ brand_id: brandId, token_hash: hashOf(token) }).first('used_at', 'expires_at');
+  const link = await findLink(db, brandId, token);
   if (!link) return 'This sign-in link is not valid. Ask for a new one with `referrals dashboard login --brand ID`.';
   if (link.used_at) return 'This sign-in link was already used: each link opens one session. Ask for a new one with `referrals dashboard login --brand ID`.';
   if (new Date(link.expires_at) <= new Date()) {
@@ -43,10 +43,15 @@ async function linkRefusal(db: Executor, brandId: string, token: string): Promis
   return null;
 }
 
-/** Refuses a link that cannot open a session, saying why; reads only. */
-export async function checkLoginLink(db: Executor, brandId: string, token: string): Promise<void> {
+function findLink(db: Executor, brandId: string, token: string): Promise<{ used_at: Date | null; expires_at: Date } | undefined> {
+  return db('dashboard_login_links').where({ brand_id: brandId, token_hash: hashOf(token) }).first('used_at', 'expires_at');
+}
+
+/** Refuses a link that cannot open a session, saying why; reads only. Returns when it expires. */
+export async function checkLoginLink(db: Executor, brandId: string, token: string): Promise<Date> {
   const refusal = await linkRefusal(db, brandId, token);
   if (refusal) throw new LoginLinkRefused(refusal);
+  return new Date((await findLink(db, brandId, token))!.expires_at);
 }
 
 export interface DashboardSession {
