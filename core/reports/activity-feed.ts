@@ -29,17 +29,17 @@ export interface ActivityQuery {
 // Each kind's newest rows of the period; the feed is their merge. Every part reads its table's
 // (brand_id, created_at) index backwards and stops after the rows the page can need.
 const PARTS: Record<ActivityKind, string> = {
-  visit: `SELECT 'visit' AS kind, visit_id AS id, created_at, coalesce(clicked_code, code_normalized) AS code, NULL AS email,
-                 NULL::numeric AS amount, share_channel AS detail, NULL AS order_id
+  visit: `SELECT 'visit' AS kind, visit_id AS id, created_at, coalesce(clicked_code, code_normalized) AS code, CAST(NULL AS text) AS email,
+                 CAST(NULL AS numeric) AS amount, share_channel AS detail, CAST(NULL AS text) AS order_id
             FROM visits WHERE brand_id = :brandId AND created_at >= :from AND created_at < :to
            ORDER BY created_at DESC, visit_id DESC LIMIT :limit`,
-  claim: `SELECT 'claim', claim_id, created_at, referral_code, email, discount_applied, status, order_id
+  claim: `SELECT 'claim' AS kind, claim_id AS id, created_at, referral_code AS code, email, discount_applied AS amount, status AS detail, order_id
             FROM claims WHERE brand_id = :brandId AND created_at >= :from AND created_at < :to
            ORDER BY created_at DESC, claim_id DESC LIMIT :limit`,
-  conversion: `SELECT 'conversion', conversion_id, created_at, referral_code, email, order_value, status, order_id
+  conversion: `SELECT 'conversion' AS kind, conversion_id AS id, created_at, referral_code AS code, email, order_value AS amount, status AS detail, order_id
                  FROM conversions WHERE brand_id = :brandId AND created_at >= :from AND created_at < :to
                 ORDER BY created_at DESC LIMIT :limit`,
-  refund: `SELECT 'refund', r.refund_pk, r.created_at, r.referral_code, c.email, r.amount, r.status_after, c.order_id
+  refund: `SELECT 'refund' AS kind, r.refund_pk AS id, r.created_at, coalesce(r.referral_code, c.referral_code) AS code, c.email, r.amount, r.status_after AS detail, c.order_id
              FROM refunds r LEFT JOIN conversions c ON c.brand_id = r.brand_id AND c.conversion_id = r.conversion_id
             WHERE r.brand_id = :brandId AND r.created_at >= :from AND r.created_at < :to
             ORDER BY r.created_at DESC, r.refund_pk DESC LIMIT :limit`,

@@ -13,13 +13,17 @@
       width: chartWidth(box),
       height: 260,
       tzDate: function (ts) { return uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'); },
-      scales: { x: { time: true }, count: { range: function (u, min, max) { return [0, Math.max(1, max)]; } } },
+      scales: {
+        x: { time: true },
+        money: { range: function (u, min, max) { return [0, Math.max(1, max) * 1.1]; } },
+        count: { range: function (u, min, max) { return [0, Math.max(1, max)]; } },
+      },
       series: [
         {},
         { label: 'Revenue', stroke: '#0b5cad', width: 2, fill: 'rgba(11,92,173,0.08)', scale: 'money' },
         { label: 'Conversions', stroke: '#c05621', width: 2, scale: 'count' },
       ],
-      axes: [{}, { scale: 'money' }, { scale: 'count', side: 1, grid: { show: false } }],
+      axes: [{}, { scale: 'money' }, { scale: 'count', side: 1, grid: { show: false }, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000] }],
     }, [x, data.revenue, data.conversions], box);
   }
 
@@ -28,7 +32,10 @@
     return new uPlot({
       width: chartWidth(box),
       height: 260,
-      scales: { x: { time: false, range: function () { return [-0.6, data.labels.length - 0.4]; } } },
+      scales: {
+        x: { time: false, range: function () { return [-0.6, data.labels.length - 0.4]; } },
+        y: { range: function (u, min, max) { return [0, Math.max(1, max) * 1.1]; } },
+      },
       series: [
         { value: function (u, i) { return data.labels[i] == null ? '' : data.labels[i]; } },
         { label: 'Revenue', stroke: '#0b5cad', fill: 'rgba(11,92,173,0.5)', paths: uPlot.paths.bars({ size: [0.6, 60] }), points: { show: false } },
