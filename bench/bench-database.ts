@@ -61,8 +61,9 @@ export async function provisionTenant(db: Database, advocates: number): Promise<
 }
 
 /**
- * `count` historical conversions (each with its reward credit) in one INSERT … SELECT, spread over
- * the tenant's advocates, dated over the past year, then analysed so plans see the new size.
+ * `count` historical conversions (each with its reward credit, dated like its order) in one
+ * INSERT … SELECT, spread over the tenant's advocates, dated over the past year, then analysed so
+ * plans see the new size.
  */
 export async function seedConversions(db: Database, brandId: string, count: number): Promise<void> {
   await db.raw(
@@ -75,14 +76,30 @@ export async function seedConversions(db: Database, brandId: string, count: numb
               'seed' || n || '@bench.example', 'seed' || n || '@bench.example', 'completed',
               120.00, 120.00, 12.00, 'seed', now() - (n % 365) * interval '1 day', now()
        FROM advocate_ids, generate_series(1, :count) AS n
-       RETURNING conversion_id, advocate_id
+       RETURNING conversion_id, advocate_id, created_at
      )
-     INSERT INTO reward_ledger (brand_id, advocate_id, conversion_id, kind, amount)
-     SELECT :brandId, advocate_id, conversion_id, 'credit', 12.00 FROM seeded`,
+     INSERT INTO reward_ledger (brand_id, advocate_id, conversion_id, kind, amount, created_at)
+     SELECT :brandId, advocate_id, conversion_id, 'credit', 12.00, created_at FROM seeded`,
     { brandId, count },
   );
   await db.raw('VACUUM ANALYZE conversions');
   await db.raw('VACUUM ANALYZE reward_ledger');
+}
+
+/**
+ * One product line per seeded conversion (40 products, every fourth without a SKU), for the
+ * dashboard's revenue-by-product report; analysed like the conversions.
+ */
+export async function seedProductLines(db: Database, brandId: string): Promise<void> {
+  await db.raw(
+    `INSERT INTO conversion_products (brand_id, conversion_id, line_no, name, quantity, price, line_total, sku)
+     SELECT brand_id, conversion_id, 0, 'Product ' || (conversion_id % 40), 1, order_value, order_value,
+            CASE WHEN conversion_id % 4 = 0 THEN NULL ELSE 'SKU-' || (conversion_id % 40) END
+       FROM conversions WHERE brand_id = ? AND order_id LIKE 'seed-%'
+     ON CONFLICT DO NOTHING`,
+    [brandId],
+  );
+  await db.raw('VACUUM ANALYZE conversion_products');
 }
 
 export async function countConversions(db: Database): Promise<number> {
