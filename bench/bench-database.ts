@@ -61,12 +61,23 @@ export async function provisionTenant(db: Database, advocates: number): Promise<
 }
 
 /**
+ * Seeds in one transaction with triggers off (superuser): the seeded rows are dated in the past,
+ * and no report has been stored yet that the dashboard's invalidation triggers would have to drop.
+ */
+async function seedWithoutTriggers(db: Database, seed: (trx: Database) => Promise<unknown>): Promise<void> {
+  await db.transaction(async (trx) => {
+    await trx.raw('SET LOCAL session_replication_role = replica');
+    await seed(trx as unknown as Database);
+  });
+}
+
+/**
  * `count` historical conversions (each with its reward credit, dated like its order) in one
  * INSERT … SELECT, spread over the tenant's advocates, dated over the past year, then analysed so
  * plans see the new size.
  */
 export async function seedConversions(db: Database, brandId: string, count: number): Promise<void> {
-  await db.raw(
+  await seedWithoutTriggers(db, (trx) => trx.raw(
     `WITH advocate_ids AS (
        SELECT array_agg(advocate_id ORDER BY advocate_id) AS ids FROM advocates WHERE brand_id = :brandId
      ), seeded AS (
@@ -81,7 +92,7 @@ export async function seedConversions(db: Database, brandId: string, count: numb
      INSERT INTO reward_ledger (brand_id, advocate_id, conversion_id, kind, amount, created_at)
      SELECT :brandId, advocate_id, conversion_id, 'credit', 12.00, created_at FROM seeded`,
     { brandId, count },
-  );
+  ));
   await db.raw('VACUUM ANALYZE conversions');
   await db.raw('VACUUM ANALYZE reward_ledger');
 }
@@ -91,14 +102,14 @@ export async function seedConversions(db: Database, brandId: string, count: numb
  * dashboard's revenue-by-product report; analysed like the conversions.
  */
 export async function seedProductLines(db: Database, brandId: string): Promise<void> {
-  await db.raw(
+  await seedWithoutTriggers(db, (trx) => trx.raw(
     `INSERT INTO conversion_products (brand_id, conversion_id, line_no, name, quantity, price, line_total, sku)
      SELECT brand_id, conversion_id, 0, 'Product ' || (conversion_id % 40), 1, order_value, order_value,
             CASE WHEN conversion_id % 4 = 0 THEN NULL ELSE 'SKU-' || (conversion_id % 40) END
        FROM conversions WHERE brand_id = ? AND order_id LIKE 'seed-%'
      ON CONFLICT DO NOTHING`,
     [brandId],
-  );
+  ));
   await db.raw('VACUUM ANALYZE conversion_products');
 }
 

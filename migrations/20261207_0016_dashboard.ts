@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import { runStatements } from './run-statements';
 
 // The merchant's dashboard: one-time sign-in links and the sessions they open (only hashes of
-// their secrets are stored), and the indexes its period-bounded read queries need.
+// their secrets are stored), the indexes its period-bounded read queries need, and each closed
+// day's report figures, stored once computed and dropped by a trigger when the day changes.
 const upSql = `
 CREATE TABLE dashboard_login_links (
   brand_id uuid NOT NULL REFERENCES brands (brand_id) ON DELETE CASCADE,
@@ -36,9 +37,91 @@ CREATE INDEX visits_by_created ON visits (brand_id, created_at, visit_id);
 CREATE INDEX claims_by_created ON claims (brand_id, created_at, claim_id);
 CREATE INDEX refunds_by_created ON refunds (brand_id, created_at, refund_pk);
 CREATE INDEX medusa_deliveries_by_received ON medusa_deliveries (brand_id, received_at);
+
+-- Each closed UTC day's report figures, computed once when a page first needs them, so a period's
+-- report reads one row per day instead of every order. Today is always computed live. A change to
+-- a closed day's conversions or ledger (a refund, a status change, a deletion) deletes its rows
+-- (the trigger below) and the next page computes them again.
+CREATE TABLE report_days (
+  brand_id uuid NOT NULL REFERENCES brands (brand_id) ON DELETE CASCADE,
+  day date NOT NULL,
+  conversions integer NOT NULL,
+  revenue numeric(16,2) NOT NULL,
+  refunded numeric(16,2) NOT NULL,
+  refunded_orders integer NOT NULL,
+  credits numeric(16,2) NOT NULL,
+  reversals numeric(16,2) NOT NULL,
+  redemptions numeric(16,2) NOT NULL,
+  redemption_returns numeric(16,2) NOT NULL,
+  computed_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (brand_id, day)
+);
+
+CREATE TABLE report_day_products (
+  brand_id uuid NOT NULL REFERENCES brands (brand_id) ON DELETE CASCADE,
+  day date NOT NULL,
+  -- 'sku:<sku>' for lines with a SKU, 'name:<name>' for lines without.
+  product_key text NOT NULL,
+  sku text,
+  names text[] NOT NULL,
+  orders integer NOT NULL,
+  quantity bigint NOT NULL,
+  revenue numeric(16,2) NOT NULL,
+  PRIMARY KEY (brand_id, day, product_key)
+);
+-- Marks that a day's products were computed (a day may have none).
+CREATE TABLE report_day_products_done (
+  brand_id uuid NOT NULL REFERENCES brands (brand_id) ON DELETE CASCADE,
+  day date NOT NULL,
+  PRIMARY KEY (brand_id, day)
+);
+`;
+
+// One statement (its body has semicolons at line ends, which runStatements would split).
+const invalidateFunction = `
+CREATE FUNCTION report_day_invalidate() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  changed_brand uuid;
+  changed_day date;
+BEGIN
+  IF TG_OP = 'DELETE' THEN
+    changed_brand := OLD.brand_id;
+    changed_day := (OLD.created_at AT TIME ZONE 'UTC')::date;
+  ELSE
+    changed_brand := NEW.brand_id;
+    changed_day := (NEW.created_at AT TIME ZONE 'UTC')::date;
+  END IF;
+  -- The report takes the same lock before it computes a day: a change is either seen by the
+  -- computation or deletes what it stored.
+  PERFORM pg_advisory_xact_lock(hashtextextended('report-day:' || changed_brand || ':' || changed_day, 0));
+  DELETE FROM report_days WHERE brand_id = changed_brand AND day = changed_day;
+  DELETE FROM report_day_products WHERE brand_id = changed_brand AND day = changed_day;
+  DELETE FROM report_day_products_done WHERE brand_id = changed_brand AND day = changed_day;
+  RETURN NULL;
+END
+$$`;
+
+// A day is stored only once it ended more than an hour ago (no transaction writing into it can
+// still be open), so only rows older than an hour can be in a stored report: new orders, the hot
+// path, do not call the function at all.
+const triggers = `
+CREATE TRIGGER conversions_report_day_insert AFTER INSERT ON conversions FOR EACH ROW
+  WHEN (NEW.created_at < now() - interval '1 hour') EXECUTE FUNCTION report_day_invalidate();
+CREATE TRIGGER conversions_report_day_update AFTER UPDATE OF status, order_value, refunded_total, created_at ON conversions FOR EACH ROW
+  WHEN (OLD.created_at < now() - interval '1 hour') EXECUTE FUNCTION report_day_invalidate();
+CREATE TRIGGER conversions_report_day_delete AFTER DELETE ON conversions FOR EACH ROW
+  WHEN (OLD.created_at < now() - interval '1 hour') EXECUTE FUNCTION report_day_invalidate();
+CREATE TRIGGER reward_ledger_report_day_insert AFTER INSERT ON reward_ledger FOR EACH ROW
+  WHEN (NEW.created_at < now() - interval '1 hour') EXECUTE FUNCTION report_day_invalidate();
 `;
 
 const downSql = `
+DROP TRIGGER IF EXISTS reward_ledger_report_day_insert ON reward_ledger;
+DROP TRIGGER IF EXISTS conversions_report_day_delete ON conversions;
+DROP TRIGGER IF EXISTS conversions_report_day_update ON conversions;
+DROP TRIGGER IF EXISTS conversions_report_day_insert ON conversions;
+DROP FUNCTION IF EXISTS report_day_invalidate();
+DROP TABLE IF EXISTS report_day_products_done, report_day_products, report_days;
 DROP INDEX IF EXISTS medusa_deliveries_by_received;
 DROP INDEX IF EXISTS refunds_by_created;
 DROP INDEX IF EXISTS claims_by_created;
@@ -52,6 +135,8 @@ DROP TABLE IF EXISTS dashboard_sessions, dashboard_login_links;
 
 export async function up(knex: Knex): Promise<void> {
   await runStatements(knex, upSql);
+  await knex.raw(invalidateFunction);
+  await runStatements(knex, triggers);
 }
 
 export async function down(knex: Knex): Promise<void> {

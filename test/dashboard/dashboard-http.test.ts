@@ -175,6 +175,41 @@ describe('what the dashboard shows', () => {
     expect(page.text).toContain('10.00 per order');
   });
 
+  it('stores a closed day\'s figures once, and shows a later refund of that day\'s order at once (the stored day is dropped)', async () => {
+    const brand = await givenBrand(t.db, { reward_type: 'fixed', reward_value: 10 });
+    const advocate = await givenAdvocate(t.db, brand.brandId);
+    const orderId = uniqueOrderId();
+    const sent = await t.http.post('/api/v1/track/conversion').set(brand.headers).send({
+      email: 'old@example.com', order_id: orderId, order_value: 100, referral_code: advocate.code,
+      products: [{ title: 'Lamp', qty: 1, price: 100, sku: 'LAMP-1' }],
+    });
+    expect(sent.status).toBe(201);
+    // The API stamps orders now; this one is moved three days back, as if it had come then.
+    const threeDaysAgo = new Date(Date.now() - 3 * 86_400_000);
+    await t.db('conversions').where({ brand_id: brand.brandId, order_id: orderId }).update({ created_at: threeDaysAgo });
+    await t.db('reward_ledger').where({ brand_id: brand.brandId }).update({ created_at: threeDaysAgo });
+    const day = threeDaysAgo.toISOString().slice(0, 10);
+
+    const agent = await signedInAgent(t.app, t.db, brand.brandId);
+    const before = await agent.get('/dashboard?period=7');
+    expect(metric(before.text, 'revenue')).toBe('100.00');
+    expect(metric(before.text, 'refunded')).toBe('0.00');
+    const stored = await t.db('report_days').where({ brand_id: brand.brandId }).whereRaw(`day = CAST(? AS date)`, [day]).first();
+    expect(stored).toMatchObject({ conversions: 1, revenue: '100.00', refunded: '0.00', credits: '10.00' });
+    const products = await agent.get('/dashboard/products?period=7');
+    expect(products.text).toContain('<th scope="row">LAMP-1</th>');
+
+    const refund = await t.http.post('/api/v1/track/refund').set(brand.headers).send({ order_id: orderId, refund_amount: 25, is_full_refund: false, refund_id: 'old-day-1' });
+    expect(refund.status).toBe(200);
+    expect(await t.db('report_days').where({ brand_id: brand.brandId }).whereRaw(`day = CAST(? AS date)`, [day])).toHaveLength(0);
+    const after = await agent.get('/dashboard?period=7');
+    expect(metric(after.text, 'revenue')).toBe('100.00');
+    expect(metric(after.text, 'refunded')).toBe('25.00');
+    expect(metric(after.text, 'refund-rate')).toBe('25.00 %');
+    expect(metric(after.text, 'rewards-earned')).toBe('10.00');
+    expect(metric(after.text, 'rewards-reversed')).toBe('2.50');
+  });
+
   it('escapes hostile strings: an advocate named <script> is shown as text, never run', async () => {
     const brand = await givenBrand(t.db, { name: 'Shop "<b>bold</b>"' });
     await givenAdvocate(t.db, brand.brandId, { first_name: '<script>alert(1)</script>', code: 'HOSTILE1' });
