@@ -24,6 +24,8 @@ export interface PageTiming {
   page: string;
   path: string;
   requests: number;
+  /** The first request: a period's closed days are computed and stored then. */
+  first: number;
   p50: number;
   p95: number;
   max: number;
@@ -51,6 +53,7 @@ export async function timeDashboardPages(serverUrl: string, db: Database, brandI
   for (const [page, template] of DASHBOARD_PAGES) {
     const path = template.replace('FROM366', day(-365)).replace('TODAY', day(0)).replace('ADVOCATE', String(advocate.advocate_id));
     const took: number[] = [];
+    let first = 0;
     let bytes = 0;
     for (let round = 0; round <= rounds; round += 1) {
       const started = process.hrtime.bigint();
@@ -59,17 +62,19 @@ export async function timeDashboardPages(serverUrl: string, db: Database, brandI
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       if (response.status !== 200) throw new Error(`${path} answered ${response.status}: ${Buffer.from(body).toString('utf8').slice(0, 500)}`);
       bytes = body.byteLength;
-      if (round > 0) took.push(ms); // the first request of each page warms its plan and caches
+      // The first request of each page computes the stored days it needs (and warms plans and caches).
+      if (round > 0) took.push(ms);
+      else first = ms;
     }
     took.sort((a, b) => a - b);
     const at = (share: number) => took[Math.min(took.length - 1, Math.floor(share * took.length))]!;
-    timings.push({ page, path, requests: took.length, p50: at(0.5), p95: at(0.95), max: took[took.length - 1]!, bytes });
+    timings.push({ page, path, requests: took.length, first, p50: at(0.5), p95: at(0.95), max: took[took.length - 1]!, bytes });
   }
   return timings;
 }
 
 /** The table a person reads. */
 export function renderPageTimings(timings: PageTiming[]): string {
-  const rows = timings.map((t) => `${t.page.padEnd(44)} ${t.p50.toFixed(1).padStart(8)} ${t.p95.toFixed(1).padStart(8)} ${t.max.toFixed(1).padStart(8)} ${String(t.bytes).padStart(9)}`);
-  return [`${'dashboard page (1 connection)'.padEnd(44)} ${'p50 ms'.padStart(8)} ${'p95 ms'.padStart(8)} ${'max ms'.padStart(8)} ${'bytes'.padStart(9)}`, ...rows].join('\n');
+  const rows = timings.map((t) => `${t.page.padEnd(44)} ${t.first.toFixed(1).padStart(9)} ${t.p50.toFixed(1).padStart(8)} ${t.p95.toFixed(1).padStart(8)} ${t.max.toFixed(1).padStart(8)} ${String(t.bytes).padStart(9)}`);
+  return [`${'dashboard page (1 connection)'.padEnd(44)} ${'first ms'.padStart(9)} ${'p50 ms'.padStart(8)} ${'p95 ms'.padStart(8)} ${'max ms'.padStart(8)} ${'bytes'.padStart(9)}`, ...rows].join('\n');
 }
