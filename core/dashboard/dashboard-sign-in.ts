@@ -26,6 +26,9 @@ export interface LoginLink {
 /** A one-time sign-in token for the brand; only its hash is stored. */
 export async function createLoginLink(db: Executor, brandId: string): Promise<LoginLink> {
   await getBrand(db, brandId);
+  // The brand's spent and expired links and sessions are of no further use: each new link sweeps them.
+  await db('dashboard_login_links').where({ brand_id: brandId }).where('expires_at', '<', db.raw(`now() - interval '1 day'`)).delete();
+  await db('dashboard_sessions').where({ brand_id: brandId }).where((q) => q.where('expires_at', '<', db.fn.now()).orWhereNotNull('ended_at')).delete();
   const token = secret();
   const expiresAt = new Date(Date.now() + LOGIN_LINK_TTL_MINUTES * 60_000);
   await db('dashboard_login_links').insert({ brand_id: brandId, token_hash: hashOf(token), expires_at: expiresAt });

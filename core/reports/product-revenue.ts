@@ -19,17 +19,26 @@ export const MAX_PRODUCTS = 500;
 
 /**
  * The product lines of [from, to)'s paid conversions by UTC day and product: lines with a SKU group
- * by SKU (their names are its aliases), lines without by name.
+ * by SKU (their names are its aliases), lines without by name. A long range (stored days, computed
+ * once) hashes the lines table; today's few orders look their lines up by key one by one (OFFSET 0
+ * keeps the planner from turning that back into a scan of every line of the brand).
  */
-const DAY_PRODUCTS_SQL = `
+function dayProductsSql(range: 'long' | 'short'): string {
+  const lines =
+    range === 'long'
+      ? 'JOIN conversion_products p ON p.brand_id = c.brand_id AND p.conversion_id = c.conversion_id'
+      : `CROSS JOIN LATERAL (SELECT l.name, l.sku, l.quantity, l.line_total, l.conversion_id FROM conversion_products l
+                              WHERE l.brand_id = c.brand_id AND l.conversion_id = c.conversion_id OFFSET 0) p`;
+  return `
   SELECT to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
          CASE WHEN p.sku IS NULL THEN 'name:' || p.name ELSE 'sku:' || p.sku END AS product_key,
          p.sku, array_agg(DISTINCT p.name) AS names, count(DISTINCT p.conversion_id)::int AS orders,
          sum(p.quantity) AS quantity, sum(p.line_total) AS revenue
     FROM conversions c
-    JOIN conversion_products p ON p.brand_id = c.brand_id AND p.conversion_id = c.conversion_id
+    ${lines}
    WHERE c.brand_id = :brandId AND c.created_at >= :from AND c.created_at < :to AND c.status <> 'pending'
    GROUP BY 1, 2, 3`;
+}
 
 const storedProducts: StoredReport = {
   doneTable: 'report_day_products_done',
@@ -38,7 +47,7 @@ const storedProducts: StoredReport = {
     await trx.raw(
       `INSERT INTO report_day_products (brand_id, day, product_key, sku, names, orders, quantity, revenue)
        SELECT :brandId, CAST(day AS date), product_key, sku, names, orders, quantity, revenue
-         FROM (${DAY_PRODUCTS_SQL}) r WHERE day = ANY (CAST(:days AS text[]))
+         FROM (${dayProductsSql('long')}) r WHERE day = ANY (CAST(:days AS text[]))
        ON CONFLICT DO NOTHING`,
       bindings,
     );
@@ -65,13 +74,13 @@ export async function productRevenue(db: Knex, brandId: string, period: Period):
       parts.push(`SELECT product_key, sku, names, orders, quantity, revenue FROM report_day_products
                    WHERE brand_id = :brandId AND day >= CAST(:closedFrom AS date) AND day < CAST(:closedTo AS date)`);
     } else {
-      parts.push(`SELECT product_key, sku, names, orders, quantity, revenue FROM (${DAY_PRODUCTS_SQL.replace(/:from/g, ':closedFromAt').replace(/:to\b/g, ':closedToAt')}) closed_days`);
+      parts.push(`SELECT product_key, sku, names, orders, quantity, revenue FROM (${dayProductsSql('long').replace(':from', ':closedFromAt').replace(':to', ':closedToAt')}) closed_days`);
       bindings.closedFromAt = closed.from;
       bindings.closedToAt = closed.to;
     }
   }
   if (live) {
-    parts.push(`SELECT product_key, sku, names, orders, quantity, revenue FROM (${DAY_PRODUCTS_SQL}) live_days`);
+    parts.push(`SELECT product_key, sku, names, orders, quantity, revenue FROM (${dayProductsSql('short')}) live_days`);
     bindings.from = live.from;
     bindings.to = live.to;
   }
