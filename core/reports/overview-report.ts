@@ -68,7 +68,7 @@ function daysQuery(db: Knex | Knex.Transaction, brandId: string, range: { from: 
   return db.raw(DAYS_SQL, { brandId, from: range.from, to: range.to });
 }
 
-const storedDays: StoredReport = {
+export const storedDays: StoredReport = {
   doneTable: 'report_days',
   async store(trx, brandId, range, days) {
     await trx.raw(

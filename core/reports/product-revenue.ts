@@ -40,7 +40,7 @@ function dayProductsSql(range: 'long' | 'short'): string {
    GROUP BY 1, 2, 3`;
 }
 
-const storedProducts: StoredReport = {
+export const storedProducts: StoredReport = {
   doneTable: 'report_day_products_done',
   async store(trx, brandId, range, days) {
     const bindings = { brandId, from: range.from, to: range.to, days: textArray(days) };

@@ -1,6 +1,7 @@
 import { getBrand } from '../../core/brands/brand';
 import { LOGIN_LINK_TTL_MINUTES, checkLoginLink, redeemLoginLink } from '../../core/dashboard/dashboard-sign-in';
 import { inTransaction } from '../../core/db/transaction';
+import { warmReports } from '../../core/reports/warm-reports';
 import type { Ctx, Middleware } from '../app-context';
 import type { ConnectorParts } from '../http/connector';
 import { HttpError } from '../http-error';
@@ -53,6 +54,9 @@ export async function login(ctx: Ctx, form: URLSearchParams): Promise<void> {
   const { brandId, token } = linkOf(form);
   const session = await inTransaction(ctx.app.context.deps.db, (trx) => redeemLoginLink(trx, brandId, token));
   setSessionCookie(ctx, session.cookie, session.expires_at);
+  const { db, logger } = ctx.app.context.deps;
+  // Not awaited: the overview opens while the last 90 days' figures are stored.
+  warmReports(db, brandId).catch((error) => logger.warn({ err: error, brand_id: brandId }, 'dashboard: storing report days failed'));
   ctx.set('Cache-Control', 'no-store');
   ctx.redirect('/dashboard');
   ctx.status = 303;

@@ -194,7 +194,10 @@ describe('what the dashboard shows', () => {
     const before = await agent.get('/dashboard?period=7');
     expect(metric(before.text, 'revenue')).toBe('100.00');
     expect(metric(before.text, 'refunded')).toBe('0.00');
-    const stored = await t.db('report_days').where({ brand_id: brand.brandId }).whereRaw(`day = CAST(? AS date)`, [day]).first();
+    // Signing in stores the last 90 days in the background; the page may have computed the day live meanwhile.
+    const storedDay = () => t.db('report_days').where({ brand_id: brand.brandId }).whereRaw(`day = CAST(? AS date)`, [day]).first();
+    for (let wait = 0; wait < 50 && !(await storedDay()); wait += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+    const stored = await storedDay();
     expect(stored).toMatchObject({ conversions: 1, revenue: '100.00', refunded: '0.00', credits: '10.00' });
     const products = await agent.get('/dashboard/products?period=7');
     expect(products.text).toContain('<th scope="row">LAMP-1</th>');
