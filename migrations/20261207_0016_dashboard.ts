@@ -31,7 +31,8 @@ CREATE INDEX conversions_by_created ON conversions (brand_id, created_at) INCLUD
 -- One advocate's conversions (the advocates table, an advocate's history).
 CREATE INDEX conversions_by_advocate ON conversions (brand_id, advocate_id, created_at) INCLUDE (order_value, refunded_total);
 CREATE INDEX reward_ledger_by_created ON reward_ledger (brand_id, created_at) INCLUDE (kind, amount);
-CREATE INDEX reward_ledger_by_advocate_kind ON reward_ledger (brand_id, advocate_id) INCLUDE (kind, amount);
+-- An advocate's balance (index-only sum) and history (newest first).
+CREATE INDEX reward_ledger_by_advocate_kind ON reward_ledger (brand_id, advocate_id, created_at, entry_id) INCLUDE (kind, amount);
 -- The activity feed: the newest of each kind first.
 CREATE INDEX visits_by_created ON visits (brand_id, created_at, visit_id);
 CREATE INDEX claims_by_created ON claims (brand_id, created_at, claim_id);
