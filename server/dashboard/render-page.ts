@@ -13,6 +13,9 @@ const eta = new Eta({ views: dashboardDir('views'), autoEscape: true, cache: tru
 const moneyFormat = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 const countFormat = new Intl.NumberFormat('en-US');
 
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char]!);
+
 /** The embedded admin's own query parameters, kept on every link so App Bridge keeps its context. */
 function embeddedParams(ctx: Ctx, embedded: EmbeddedSession | null): Record<string, string> {
   if (!embedded) return {};
@@ -39,6 +42,8 @@ function helpers(ctx: Ctx, viewer: DashboardViewer | null) {
       const text = query.toString();
       return text ? `${path}?${text}` : path;
     },
+    /** A message as HTML: escaped, with its `command` spans set as <code>. */
+    withCode: (text: string) => escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>'),
     /** JSON for a <script type="application/json"> block: `<` escaped so no string can close it. */
     jsonForScript: (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c'),
     kept,

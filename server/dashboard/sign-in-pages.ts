@@ -62,6 +62,13 @@ export async function login(ctx: Ctx, form: URLSearchParams): Promise<void> {
   ctx.status = 303;
 }
 
+function pageTitle(status: number, code: string): string {
+  if (code === 'login_link_refused') return 'This sign-in link cannot be used';
+  if (status === 401) return 'Sign in';
+  if (status === 404) return 'Not found';
+  return status >= 500 ? 'Something went wrong' : 'That did not work';
+}
+
 /** The dashboard's refusals are pages (status, what happened, what to do), not JSON envelopes. */
 export const dashboardErrorPage: Middleware = async (ctx, next) => {
   try {
@@ -73,7 +80,7 @@ export const dashboardErrorPage: Middleware = async (ctx, next) => {
       ctx,
       'message',
       {
-        title: answer.status === 401 ? 'Sign in' : answer.status >= 500 ? 'Something went wrong' : 'That did not work',
+        title: pageTitle(answer.status, answer.code),
         message: answer.error,
         code: answer.code,
         status: answer.status,

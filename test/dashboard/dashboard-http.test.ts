@@ -226,6 +226,11 @@ describe('what the dashboard shows', () => {
     expect(search.status).toBe(200);
     expect(search.text).not.toContain('<script>x()');
     expect(search.text).toContain('value="&quot;&gt;&lt;script&gt;x()&lt;/script&gt;"');
+    // Error pages repeat what was asked for, escaped too (with `backticks` as the only markup).
+    const missing = await agent.get(`/dashboard/advocates/${encodeURIComponent('<script>y()</script>`x`')}`);
+    expect(missing.status).toBe(404);
+    expect(missing.text).not.toContain('<script>y()');
+    expect(missing.text).toContain('advocate &lt;script&gt;y()&lt;/script&gt;<code>x</code> not found');
   });
 
   it('exports the advocates table as CSV with proper quoting and spreadsheet formulas neutralised', async () => {
