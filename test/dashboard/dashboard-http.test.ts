@@ -286,6 +286,24 @@ describe('what the dashboard shows', () => {
     expect((await agent.get('/dashboard/advocates')).text).not.toContain('Theirs');
   });
 
+  it('shows on Connections a refused Shopify topic with what to do, the Medusa deliveries, and the outbound-webhooks slot', async () => {
+    const brand = await givenBrand(t.db);
+    const shop = `conn-${brand.brandId.slice(0, 8)}.myshopify.com`;
+    await t.db('shopify_shops').insert({ brand_id: brand.brandId, shop_domain: shop, app_kind: 'custom', status: 'installed' });
+    await t.db('shopify_webhook_subscriptions').insert([
+      { brand_id: brand.brandId, shop_domain: shop, topic: 'orders/paid', status: 'refused', uri: 'https://referrals.example.com/shopify/webhooks', error: 'This app is not approved to subscribe to webhook topics containing protected customer data.' },
+      { brand_id: brand.brandId, shop_domain: shop, topic: 'app/uninstalled', status: 'subscribed', subscription_id: 'gid://shopify/WebhookSubscription/1', uri: 'https://referrals.example.com/shopify/webhooks' },
+    ]);
+    await t.db('medusa_deliveries').insert({ brand_id: brand.brandId, event_id: 'evt_dash_1', event_name: 'order.placed', order_id: 'order_01MEDUSA', outcome: { conversion_id: 7 } });
+    const agent = await signedInAgent(t.app, t.db, brand.brandId);
+    const page = await agent.get('/dashboard/connections');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`${shop}: installed (custom app), 1 webhook topic(s) refused.`);
+    expect(page.text).toContain('orders/paid: This app is not approved to subscribe to webhook topics containing protected customer data. → Request protected customer data access for the app');
+    expect(page.text).toContain('<td>order_01MEDUSA</td><td>{&quot;conversion_id&quot;:7}</td><td>evt_dash_1</td>');
+    expect(page.text).toContain('data-slot="outbound-webhooks"');
+  });
+
   it('serves its assets from this server with long cache headers', async () => {
     const brand = await givenBrand(t.db);
     const agent = await signedInAgent(t.app, t.db, brand.brandId);
