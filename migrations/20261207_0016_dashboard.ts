@@ -76,6 +76,40 @@ CREATE TABLE report_day_products_done (
   day date NOT NULL,
   PRIMARY KEY (brand_id, day)
 );
+
+-- The same for each closed hour of the current day, so a busy store's today is not summed order by
+-- order on every view either (only the last hour or two are). Rows of past days are deleted once
+-- their day is stored.
+CREATE TABLE report_hours (
+  brand_id uuid NOT NULL REFERENCES brands (brand_id) ON DELETE CASCADE,
+  hour timestamptz NOT NULL,
+  conversions integer NOT NULL,
+  revenue numeric(16,2) NOT NULL,
+  refunded numeric(16,2) NOT NULL,
+  refunded_orders integer NOT NULL,
+  credits numeric(16,2) NOT NULL,
+  reversals numeric(16,2) NOT NULL,
+  redemptions numeric(16,2) NOT NULL,
+  redemption_returns numeric(16,2) NOT NULL,
+  computed_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (brand_id, hour)
+);
+CREATE TABLE report_hour_products (
+  brand_id uuid NOT NULL REFERENCES brands (brand_id) ON DELETE CASCADE,
+  hour timestamptz NOT NULL,
+  product_key text NOT NULL,
+  sku text,
+  names text[] NOT NULL,
+  orders integer NOT NULL,
+  quantity bigint NOT NULL,
+  revenue numeric(16,2) NOT NULL,
+  PRIMARY KEY (brand_id, hour, product_key)
+);
+CREATE TABLE report_hour_products_done (
+  brand_id uuid NOT NULL REFERENCES brands (brand_id) ON DELETE CASCADE,
+  hour timestamptz NOT NULL,
+  PRIMARY KEY (brand_id, hour)
+);
 `;
 
 // One statement (its body has semicolons at line ends, which runStatements would split).
@@ -83,28 +117,33 @@ const invalidateFunction = `
 CREATE FUNCTION report_day_invalidate() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   changed_brand uuid;
+  changed_at timestamptz;
   changed_day date;
 BEGIN
   IF TG_OP = 'DELETE' THEN
     changed_brand := OLD.brand_id;
-    changed_day := (OLD.created_at AT TIME ZONE 'UTC')::date;
+    changed_at := OLD.created_at;
   ELSE
     changed_brand := NEW.brand_id;
-    changed_day := (NEW.created_at AT TIME ZONE 'UTC')::date;
+    changed_at := NEW.created_at;
   END IF;
+  changed_day := (changed_at AT TIME ZONE 'UTC')::date;
   -- The report takes the same lock before it computes a day: a change is either seen by the
   -- computation or deletes what it stored.
   PERFORM pg_advisory_xact_lock(hashtextextended('report-day:' || changed_brand || ':' || changed_day, 0));
   DELETE FROM report_days WHERE brand_id = changed_brand AND day = changed_day;
   DELETE FROM report_day_products WHERE brand_id = changed_brand AND day = changed_day;
   DELETE FROM report_day_products_done WHERE brand_id = changed_brand AND day = changed_day;
+  DELETE FROM report_hours WHERE brand_id = changed_brand AND hour = date_trunc('hour', changed_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC';
+  DELETE FROM report_hour_products WHERE brand_id = changed_brand AND hour = date_trunc('hour', changed_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC';
+  DELETE FROM report_hour_products_done WHERE brand_id = changed_brand AND hour = date_trunc('hour', changed_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC';
   RETURN NULL;
 END
 $$`;
 
-// A day is stored only once it ended more than an hour ago (no transaction writing into it can
-// still be open), so only rows older than an hour can be in a stored report: new orders, the hot
-// path, do not call the function at all.
+// A day (or an hour) is stored only once it ended more than an hour ago (no transaction writing into
+// it can still be open), so only rows older than an hour can be in a stored report: new orders, the
+// hot path, do not call the function at all.
 const triggers = `
 CREATE TRIGGER conversions_report_day_insert AFTER INSERT ON conversions FOR EACH ROW
   WHEN (NEW.created_at < now() - interval '1 hour') EXECUTE FUNCTION report_day_invalidate();
@@ -122,7 +161,7 @@ DROP TRIGGER IF EXISTS conversions_report_day_delete ON conversions;
 DROP TRIGGER IF EXISTS conversions_report_day_update ON conversions;
 DROP TRIGGER IF EXISTS conversions_report_day_insert ON conversions;
 DROP FUNCTION IF EXISTS report_day_invalidate();
-DROP TABLE IF EXISTS report_day_products_done, report_day_products, report_days;
+DROP TABLE IF EXISTS report_hour_products_done, report_hour_products, report_hours, report_day_products_done, report_day_products, report_days;
 DROP INDEX IF EXISTS medusa_deliveries_by_received;
 DROP INDEX IF EXISTS refunds_by_created;
 DROP INDEX IF EXISTS claims_by_created;

@@ -213,6 +213,24 @@ describe('what the dashboard shows', () => {
     expect(metric(after.text, 'rewards-reversed')).toBe('2.50');
   });
 
+  it('shows an order of 90 minutes ago, whether its hour is stored or live, and its refund at once', async () => {
+    const brand = await givenBrand(t.db, { reward_type: 'fixed', reward_value: 10 });
+    const advocate = await givenAdvocate(t.db, brand.brandId);
+    const orderId = uniqueOrderId();
+    await t.http.post('/api/v1/track/conversion').set(brand.headers).send({ email: 'hour@example.com', order_id: orderId, order_value: 60, referral_code: advocate.code });
+    // 90 minutes back: a closed hour of today (stored), or of yesterday, or live just after midnight.
+    const earlier = new Date(Date.now() - 90 * 60_000);
+    await t.db('conversions').where({ brand_id: brand.brandId, order_id: orderId }).update({ created_at: earlier });
+    await t.db('reward_ledger').where({ brand_id: brand.brandId }).update({ created_at: earlier });
+    const agent = await signedInAgent(t.app, t.db, brand.brandId);
+    const before = await agent.get('/dashboard?period=7');
+    expect([metric(before.text, 'revenue'), metric(before.text, 'rewards-earned')]).toEqual(['60.00', '10.00']);
+    const refund = await t.http.post('/api/v1/track/refund').set(brand.headers).send({ order_id: orderId, refund_amount: 15, is_full_refund: false, refund_id: 'hour-1' });
+    expect(refund.status).toBe(200);
+    const after = await agent.get('/dashboard?period=7');
+    expect([metric(after.text, 'revenue'), metric(after.text, 'refunded'), metric(after.text, 'rewards-reversed')]).toEqual(['60.00', '15.00', '2.50']);
+  });
+
   it('escapes hostile strings: an advocate named <script> is shown as text, never run', async () => {
     const brand = await givenBrand(t.db, { name: 'Shop "<b>bold</b>"' });
     await givenAdvocate(t.db, brand.brandId, { first_name: '<script>alert(1)</script>', code: 'HOSTILE1' });
