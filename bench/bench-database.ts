@@ -113,6 +113,37 @@ export async function seedProductLines(db: Database, brandId: string): Promise<v
   await db.raw('VACUUM ANALYZE conversion_products');
 }
 
+/**
+ * `count` orders of today so far (UTC), three product lines each, as a busy store's day leaves
+ * them (the ingest scenarios of `npm run bench` write some 50,000 before its dashboard step).
+ */
+export async function seedTodaysOrders(db: Database, brandId: string, count: number): Promise<void> {
+  await seedWithoutTriggers(db, async (trx) => {
+    await trx.raw(
+      `WITH advocate_ids AS (
+         SELECT array_agg(advocate_id ORDER BY advocate_id) AS ids FROM advocates WHERE brand_id = :brandId
+       ), seeded AS (
+         INSERT INTO conversions (brand_id, order_id, advocate_id, referral_code, email, email_normalized, status,
+                                  order_value, order_subtotal, referrer_reward_paid, source, created_at, updated_at)
+         SELECT :brandId, 'today-' || n, ids[1 + n % cardinality(ids)], 'BENCH' || (n % cardinality(ids)),
+                'today' || n || '@bench.example', 'today' || n || '@bench.example', 'completed', 90.00, 90.00, 9.00, 'seed',
+                date_trunc('day', now()) + (now() - date_trunc('day', now())) * (n::float / :count), now()
+           FROM advocate_ids, generate_series(1, :count) AS n
+         RETURNING conversion_id, advocate_id, created_at
+       ), lines AS (
+         INSERT INTO conversion_products (brand_id, conversion_id, line_no, name, quantity, price, line_total, sku)
+         SELECT :brandId, conversion_id, line, 'Product ' || ((conversion_id + line) % 40), 1, 30.00, 30.00, 'SKU-' || ((conversion_id + line) % 40)
+           FROM seeded, generate_series(0, 2) AS line
+       )
+       INSERT INTO reward_ledger (brand_id, advocate_id, conversion_id, kind, amount, created_at)
+       SELECT :brandId, advocate_id, conversion_id, 'credit', 9.00, created_at FROM seeded`,
+      { brandId, count },
+    );
+  });
+  await db.raw('VACUUM ANALYZE conversions');
+  await db.raw('VACUUM ANALYZE conversion_products');
+}
+
 export async function countConversions(db: Database): Promise<number> {
   const row = await db('conversions').count({ total: '*' }).first();
   return Number(row?.total ?? 0);
