@@ -65,11 +65,23 @@ export async function provisionTenant(db: Database, advocates: number): Promise<
 }
 
 /**
- * `count` historical conversions (each with its reward credit) in one INSERT … SELECT, spread over
- * the tenant's advocates, dated over the past year, then analysed so plans see the new size.
+ * Seeds in one transaction with triggers off (superuser): the seeded rows are dated in the past,
+ * and no report has been stored yet that the dashboard's invalidation triggers would have to drop.
+ */
+async function seedWithoutTriggers(db: Database, seed: (trx: Database) => Promise<unknown>): Promise<void> {
+  await db.transaction(async (trx) => {
+    await trx.raw('SET LOCAL session_replication_role = replica');
+    await seed(trx as unknown as Database);
+  });
+}
+
+/**
+ * `count` historical conversions (each with its reward credit, dated like its order) in one
+ * INSERT … SELECT, spread over the tenant's advocates, dated over the past year, then analysed so
+ * plans see the new size.
  */
 export async function seedConversions(db: Database, brandId: string, count: number): Promise<void> {
-  await db.raw(
+  await seedWithoutTriggers(db, (trx) => trx.raw(
     `WITH advocate_ids AS (
        SELECT array_agg(advocate_id ORDER BY advocate_id) AS ids FROM advocates WHERE brand_id = :brandId
      ), seeded AS (
@@ -79,14 +91,61 @@ export async function seedConversions(db: Database, brandId: string, count: numb
               'seed' || n || '@bench.example', 'seed' || n || '@bench.example', 'completed',
               120.00, 120.00, 12.00, 'seed', now() - (n % 365) * interval '1 day', now()
        FROM advocate_ids, generate_series(1, :count) AS n
-       RETURNING conversion_id, advocate_id
+       RETURNING conversion_id, advocate_id, created_at
      )
-     INSERT INTO reward_ledger (brand_id, advocate_id, conversion_id, kind, amount)
-     SELECT :brandId, advocate_id, conversion_id, 'credit', 12.00 FROM seeded`,
+     INSERT INTO reward_ledger (brand_id, advocate_id, conversion_id, kind, amount, created_at)
+     SELECT :brandId, advocate_id, conversion_id, 'credit', 12.00, created_at FROM seeded`,
     { brandId, count },
-  );
+  ));
   await db.raw('VACUUM ANALYZE conversions');
   await db.raw('VACUUM ANALYZE reward_ledger');
+}
+
+/**
+ * One product line per seeded conversion (40 products, every fourth without a SKU), for the
+ * dashboard's revenue-by-product report; analysed like the conversions.
+ */
+export async function seedProductLines(db: Database, brandId: string): Promise<void> {
+  await seedWithoutTriggers(db, (trx) => trx.raw(
+    `INSERT INTO conversion_products (brand_id, conversion_id, line_no, name, quantity, price, line_total, sku)
+     SELECT brand_id, conversion_id, 0, 'Product ' || (conversion_id % 40), 1, order_value, order_value,
+            CASE WHEN conversion_id % 4 = 0 THEN NULL ELSE 'SKU-' || (conversion_id % 40) END
+       FROM conversions WHERE brand_id = ? AND order_id LIKE 'seed-%'
+     ON CONFLICT DO NOTHING`,
+    [brandId],
+  ));
+  await db.raw('VACUUM ANALYZE conversion_products');
+}
+
+/**
+ * `count` orders of today so far (UTC), three product lines each, as a busy store's day leaves
+ * them (the ingest scenarios of `npm run bench` write some 50,000 before its dashboard step).
+ */
+export async function seedTodaysOrders(db: Database, brandId: string, count: number): Promise<void> {
+  await seedWithoutTriggers(db, async (trx) => {
+    await trx.raw(
+      `WITH advocate_ids AS (
+         SELECT array_agg(advocate_id ORDER BY advocate_id) AS ids FROM advocates WHERE brand_id = :brandId
+       ), seeded AS (
+         INSERT INTO conversions (brand_id, order_id, advocate_id, referral_code, email, email_normalized, status,
+                                  order_value, order_subtotal, referrer_reward_paid, source, created_at, updated_at)
+         SELECT :brandId, 'today-' || n, ids[1 + n % cardinality(ids)], 'BENCH' || (n % cardinality(ids)),
+                'today' || n || '@bench.example', 'today' || n || '@bench.example', 'completed', 90.00, 90.00, 9.00, 'seed',
+                date_trunc('day', now()) + (now() - date_trunc('day', now())) * (n::float / :count), now()
+           FROM advocate_ids, generate_series(1, :count) AS n
+         RETURNING conversion_id, advocate_id, created_at
+       ), lines AS (
+         INSERT INTO conversion_products (brand_id, conversion_id, line_no, name, quantity, price, line_total, sku)
+         SELECT :brandId, conversion_id, line, 'Product ' || ((conversion_id + line) % 40), 1, 30.00, 30.00, 'SKU-' || ((conversion_id + line) % 40)
+           FROM seeded, generate_series(0, 2) AS line
+       )
+       INSERT INTO reward_ledger (brand_id, advocate_id, conversion_id, kind, amount, created_at)
+       SELECT :brandId, advocate_id, conversion_id, 'credit', 9.00, created_at FROM seeded`,
+      { brandId, count },
+    );
+  });
+  await db.raw('VACUUM ANALYZE conversions');
+  await db.raw('VACUUM ANALYZE conversion_products');
 }
 
 export async function countConversions(db: Database): Promise<number> {

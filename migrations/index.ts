@@ -14,6 +14,7 @@ import * as rewardLifecycle from './20261203_0012_reward_lifecycle';
 import * as fraudReview from './20261204_0013_fraud_review';
 import * as currencies from './20261205_0014_currencies';
 import * as outboundWebhooks from './20261206_0015_outbound_webhooks';
+import * as dashboard from './20261207_0016_dashboard';
 import * as rewardAmountsInCurrency from './20261208_0017_reward_amounts_in_currency';
 
 export interface Migration {
@@ -39,5 +40,6 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['20261204_0013_fraud_review', fraudReview],
   ['20261205_0014_currencies', currencies],
   ['20261206_0015_outbound_webhooks', outboundWebhooks],
+  ['20261207_0016_dashboard', dashboard],
   ['20261208_0017_reward_amounts_in_currency', rewardAmountsInCurrency],
 ];

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Brand } from '../core/brands/brand';
 import type { Config } from './config';
+import type { DashboardViewer } from './dashboard/dashboard-session';
 import type { ConnectorParts } from './http/connector';
 
 export interface AppDeps {
@@ -20,6 +21,8 @@ export interface AppState {
   brand?: Brand;
   /** The API key that authenticated the request (X-API-Key): who made a reward transition. */
   apiKeyId?: string;
+  /** The dashboard's signed-in viewer (session cookie or a platform's embedded session). */
+  viewer?: DashboardViewer;
 }
 
 export interface AppContext {

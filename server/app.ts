@@ -3,6 +3,7 @@ import Koa from 'koa';
 import { apiRoutes } from './api-routes';
 import type { AppContext, AppDeps, AppState } from './app-context';
 import { configureConnectors } from './connectors';
+import { dashboardRoutes } from './dashboard/dashboard-routes';
 import { errorEnvelope } from './middleware/error-envelope';
 import { requestLog } from './middleware/request-log';
 import { requireHttps } from './middleware/require-https';
@@ -34,6 +35,9 @@ export function createApp(deps: AppDeps): App {
   for (const connector of connectors) {
     if (connector.routes) app.use(connector.routes().routes());
   }
+  const dashboard = dashboardRoutes(connectors);
+  app.use(dashboard.routes());
+  app.use(dashboard.allowedMethods());
   const api = apiRoutes();
   app.use(api.routes());
   app.use(api.allowedMethods());

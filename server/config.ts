@@ -29,6 +29,8 @@ export interface Config {
   apiKeyCacheSeconds?: number;
   /** Outbound webhooks (WEBHOOK_* variables, server/webhooks/webhook-settings.ts); absent: read from the environment. */
   webhooks?: WebhookSettings;
+  /** Where merchants open the dashboard (PUBLIC_URL, default http://localhost:PORT): the base of sign-in links. */
+  publicUrl?: string;
 }
 
 export const DEFAULT_RATE_LIMITS: RateLimits = {
@@ -64,10 +66,20 @@ function keyEncryptionSecret(env: NodeJS.ProcessEnv, dataDir: string): string {
   return secret;
 }
 
+/** PUBLIC_URL without its trailing slash; an origin (and optional path prefix) over http or https. */
+function publicUrl(env: NodeJS.ProcessEnv, port: number): string {
+  const raw = env.PUBLIC_URL?.trim();
+  if (!raw) return `http://localhost:${port}`;
+  if (!URL.canParse(raw) || !/^https?:$/.test(new URL(raw).protocol)) throw new Error(`PUBLIC_URL must be an http(s) URL like https://referrals.example.com, got "${raw}"`);
+  return raw.replace(/\/+$/, '');
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = env.DATA_DIR || './.data';
+  const port = positiveInt(env, 'PORT', 3000);
   return {
-    port: positiveInt(env, 'PORT', 3000),
+    port,
+    publicUrl: publicUrl(env, port),
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir,
     trustProxy: env.TRUST_PROXY === 'true',

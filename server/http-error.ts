@@ -5,9 +5,12 @@
 export const ERROR_CODES = {
   invalid_request: { status: 400, meaning: 'A field is missing or invalid (named in `error`), or the body is not a JSON object' },
   unauthorized: { status: 401, meaning: 'Missing X-API-Key/X-Brand-ID, unknown or revoked key, or a bad or replayed signature' },
+  session_required: { status: 401, meaning: 'Dashboard: no live session (sign in with `referrals dashboard login`) or a bad Shopify session token' },
   forbidden: { status: 403, meaning: 'The key belongs to another brand, or the brand is not active' },
   https_required: { status: 403, meaning: 'The request came over plain HTTP' },
   plan_required: { status: 403, meaning: "The endpoint needs a higher plan than the brand's" },
+  login_link_refused: { status: 403, meaning: 'Dashboard: the sign-in link was already used, expired or never issued' },
+  csrf_rejected: { status: 403, meaning: "Dashboard: a form was posted without its session's CSRF token" },
   not_found: { status: 404, meaning: 'Referral code, record or route not found' },
   method_not_allowed: { status: 405, meaning: 'The route exists for another method' },
   conflict: { status: 409, meaning: 'Duplicate (a claim within 24 hours: `claim_id` names the existing one), a reward transition its status does not allow (voiding a paid or voided reward, approving a voided one), or a fraud review already decided (`review_status`)' },

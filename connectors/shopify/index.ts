@@ -1,11 +1,13 @@
 import type { Connector } from '../../server/http';
 import { shopifyCommands } from './cli';
+import { shopifyConnection } from './dashboard-connection';
+import { shopifyEmbeddedSession } from './embedded-session';
 import { InboxBell, startShopifyInboxWorker } from './inbox-worker';
 import { shopifyRoutes } from './http-routes';
 import { startSessionRefresher } from './refresh-sessions';
 import { loadShopifySettings } from './shopify-config';
 
-/** The Shopify app: install and webhook routes, the inbox worker (and session renewal), `shopify …` commands. */
+/** The Shopify app: install and webhook routes, the inbox worker (and session renewal), `shopify …` commands, the embedded dashboard's sign-in. */
 export const shopifyConnector: Connector = {
   name: 'shopify',
   configure(env) {
@@ -19,6 +21,10 @@ export const shopifyConnector: Connector = {
         ...(settings.app ? [startSessionRefresher(deps, settings.app)] : []),
       ],
       cliCommands: shopifyCommands(settings),
+      dashboard: {
+        connection: shopifyConnection,
+        embeddedSession: (ctx) => shopifyEmbeddedSession(ctx, settings.app),
+      },
     };
   },
 };

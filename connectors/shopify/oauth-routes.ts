@@ -4,8 +4,9 @@ import { type Ctx, HttpError } from '../../server/http';
 import { adminApiFor } from './admin-api';
 import { installPage } from './install-page';
 import { installShop } from './install-shop';
-import { AUTH_CALLBACK_PATH, type ShopifyAppConfig, normalizeShopDomain, webhookUrl } from './shopify-config';
+import { AUTH_CALLBACK_PATH, DASHBOARD_PATH, type ShopifyAppConfig, normalizeShopDomain, webhookUrl } from './shopify-config';
 import { shopCurrency } from './shop-currency';
+import { findShopLink } from './shop-links';
 import { publicShopifyApp } from './shopify-library';
 
 /** The routes of an unconfigured public app answer 503 (custom-app shops need no install). */
@@ -38,6 +39,7 @@ export async function beginInstall(ctx: Ctx, app: ShopifyAppConfig | null): Prom
   if (!shop) throw new HttpError(400, 'shop must be a shop domain like example.myshopify.com');
   const shopify = publicShopifyApp(appConfig);
   await verifyInstallRequest(shopify, ctx);
+  if (ctx.query.embedded === '1') return openEmbedded(ctx, shop);
   await shopify.auth.begin({
     shop,
     callbackPath: AUTH_CALLBACK_PATH,
@@ -47,6 +49,20 @@ export async function beginInstall(ctx: Ctx, app: ShopifyAppConfig | null): Prom
   });
   ctx.respond = false; // the library wrote the redirect (and its state cookie) itself
   ctx.status = ctx.res.statusCode; // for the request log
+}
+
+/**
+ * The app opened from the Shopify admin (application_url, framed, with `embedded=1` and a session
+ * token in `id_token`): an installed shop goes to the dashboard, which verifies the token itself.
+ * The consent screen cannot run inside the admin's frame, so a shop not installed here is told to
+ * install from the top-level install link instead.
+ */
+async function openEmbedded(ctx: Ctx, shop: string): Promise<void> {
+  const link = await findShopLink(ctx.app.context.deps.db, shop);
+  if (link?.status !== 'installed' || link.app_kind !== 'public') {
+    throw new HttpError(403, `${shop} has not installed this app here yet: install it from its install link (outside the admin's frame), then open it again`, {}, 'forbidden');
+  }
+  ctx.redirect(`${DASHBOARD_PATH}?${ctx.querystring}`);
 }
 
 /**

@@ -8,6 +8,8 @@ export const SHOPIFY_API_VERSION = ApiVersion.October26;
 export const AUTH_PATH = '/shopify/auth';
 export const AUTH_CALLBACK_PATH = '/shopify/auth/callback';
 export const WEBHOOK_PATH = '/shopify/webhooks';
+/** The merchant's dashboard, which the app opens inside the Shopify admin (embedded). */
+export const DASHBOARD_PATH = '/dashboard';
 
 const ORIGIN = /^https?:\/\/[^/\s]+$/;
 

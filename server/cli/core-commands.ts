@@ -1,6 +1,7 @@
 import { addReferralCode, createAdvocate, getAdvocate, listAdvocates } from '../../core/advocates/advocates';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../core/brands/api-keys';
 import { PLANS, createBrand, getBrand, listBrands, updateBrand } from '../../core/brands/brand';
+import { LOGIN_LINK_TTL_MINUTES, createLoginLink } from '../../core/dashboard/dashboard-sign-in';
 import { migrateToLatest } from '../../core/db/migrate';
 import { inTransaction } from '../../core/db/transaction';
 import { REVIEW_STATUSES, decideReview, listReviews } from '../../core/fraud/reviews';
@@ -57,6 +58,21 @@ function brandSettingsFlags(flags: Parameters<Command['run']>[0]) {
 }
 
 export const coreCommands: Record<string, Command> = {
+  'dashboard login': {
+    usage: 'dashboard login --brand ID [--json]',
+    async run(flags, { db, config }) {
+      const link = await createLoginLink(db, brandFlag(flags));
+      const url = new URL(`${config.publicUrl ?? `http://localhost:${config.port}`}/dashboard/login`);
+      url.searchParams.set('brand', link.brand_id);
+      url.searchParams.set('token', link.token);
+      return {
+        url: url.toString(),
+        brand_id: link.brand_id,
+        expires_at: link.expires_at.toISOString(),
+        note: `Open the link within ${LOGIN_LINK_TTL_MINUTES} minutes; it signs in once.`,
+      };
+    },
+  },
   migrate: {
     usage: 'migrate',
     async run(_flags, { db }) {

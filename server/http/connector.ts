@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { AppContext, AppState } from '../app-context';
+import type { AppContext, AppState, Ctx } from '../app-context';
 import type { Command } from '../cli/command';
 import type { Config } from '../config';
 
@@ -17,6 +17,47 @@ export interface Worker {
   stop(): Promise<void>;
 }
 
+/** A table of a connection's state, as text the dashboard renders (and escapes) as it is. */
+export interface ConnectionTable {
+  caption: string;
+  columns: string[];
+  rows: Array<Array<string | number | null>>;
+}
+
+/** What a connector shows on the dashboard's Connections page for one brand. */
+export interface ConnectionSection {
+  title: string;
+  /** One sentence: how the connection stands. */
+  summary: string;
+  facts: Array<[label: string, value: string]>;
+  tables: ConnectionTable[];
+  /** What the merchant should do, one line per problem; empty when nothing needs doing. */
+  actions: string[];
+}
+
+/** A dashboard request authenticated by a platform's own session (an app embedded in its admin). */
+export interface EmbeddedSession {
+  brand_id: string;
+  /** The shop (or store) whose admin frames the dashboard. */
+  shop: string;
+  /** Origins allowed to frame the pages (CSP frame-ancestors). */
+  frame_ancestors: string[];
+  /** The platform's own runtime script the page must load first (e.g. Shopify App Bridge), and its meta tags. */
+  runtime_script: string;
+  runtime_meta: Record<string, string>;
+}
+
+/** A connector's part of the merchant's dashboard. */
+export interface DashboardParts {
+  /** The brand's connection to this platform; null when the brand does not use it. */
+  connection?(db: Knex, brandId: string): Promise<ConnectionSection | null>;
+  /**
+   * Authenticates a request from inside the platform's admin (its session token); null when the
+   * request carries none, an HttpError (401) when it carries a bad one.
+   */
+  embeddedSession?(ctx: Ctx): Promise<EmbeddedSession | null>;
+}
+
 /** A connector with its settings read: what the server mounts, starts and registers. */
 export interface ConnectorParts {
   /** Mounted by createApp after the HTTPS check, outside /api/v1's per-IP rate limits. */
@@ -25,6 +66,8 @@ export interface ConnectorParts {
   startWorkers?(deps: ConnectorDeps): Worker[];
   /** Registered with the `referrals` CLI under their words (e.g. `shopify inbox`). */
   cliCommands?: Record<string, Command>;
+  /** Its part of the merchant's dashboard: a section of the Connections page, embedded sign-in. */
+  dashboard?: DashboardParts;
 }
 
 /**

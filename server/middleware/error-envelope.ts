@@ -29,6 +29,38 @@ function refusedValue(error: unknown): string | null {
   return null;
 }
 
+/** What an error answers: status, message, stable code, extra body fields and headers. */
+export interface ErrorAnswer {
+  status: number;
+  error: string;
+  code: string;
+  extra: Record<string, unknown>;
+  headers: Record<string, string>;
+}
+
+/** The one mapping of a thrown error to its answer (logged here when it is ours to fix); the envelope and the dashboard's error page render it. */
+export function errorAnswer(ctx: Ctx, error: unknown): ErrorAnswer {
+  const answer = (status: number, message: string, code: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) => ({
+    status,
+    error: message,
+    code,
+    extra,
+    headers,
+  });
+  const refused = refusedValue(error);
+  if (error instanceof HttpError) return answer(error.status, error.message, error.code, {}, error.headers);
+  if (error instanceof ZodError) return answer(400, describeZodError(error), 'invalid_request');
+  if (error instanceof DomainError) return answer(statusOf(error), error.message, error.code, error.details);
+  if (isDatabaseOutage(error)) {
+    // Not the caller's fault and not a bug: retrying is safe (a stored repeat is answered as a duplicate).
+    ctx.app.context.deps.logger.warn({ err: error, path: ctx.path }, 'database unavailable');
+    return answer(503, 'the database is unavailable; retry later', 'database_unavailable', {}, { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) });
+  }
+  if (refused !== null) return answer(400, refused, 'invalid_request');
+  ctx.app.context.deps.logger.error({ err: error, path: ctx.path }, 'unhandled error');
+  return answer(500, 'Internal server error', 'internal_error');
+}
+
 function refuse(ctx: Ctx, status: number, error: string, code: string, extra: Record<string, unknown> = {}): void {
   ctx.status = status;
   ctx.body = { success: false, error, code, ...extra };
@@ -44,24 +76,8 @@ export const errorEnvelope: Middleware = async (ctx, next) => {
       refuse(ctx, status, status === 404 ? `no route for ${ctx.method} ${ctx.path}` : `${ctx.method} is not allowed on ${ctx.path}`, defaultErrorCode(status));
     }
   } catch (error) {
-    const refused = refusedValue(error);
-    if (error instanceof HttpError) {
-      ctx.set(error.headers);
-      refuse(ctx, error.status, error.message, error.code);
-    } else if (error instanceof ZodError) {
-      refuse(ctx, 400, describeZodError(error), 'invalid_request');
-    } else if (error instanceof DomainError) {
-      refuse(ctx, statusOf(error), error.message, error.code, error.details);
-    } else if (isDatabaseOutage(error)) {
-      // Not the caller's fault and not a bug: retrying is safe (a stored repeat is answered as a duplicate).
-      ctx.app.context.deps.logger.warn({ err: error, path: ctx.path }, 'database unavailable');
-      ctx.set('Retry-After', String(OUTAGE_RETRY_AFTER_SECONDS));
-      refuse(ctx, 503, 'the database is unavailable; retry later', 'database_unavailable');
-    } else if (refused !== null) {
-      refuse(ctx, 400, refused, 'invalid_request');
-    } else {
-      ctx.app.context.deps.logger.error({ err: error, path: ctx.path }, 'unhandled error');
-      refuse(ctx, 500, 'Internal server error', 'internal_error');
-    }
+    const answer = errorAnswer(ctx, error);
+    ctx.set(answer.headers);
+    refuse(ctx, answer.status, answer.error, answer.code, answer.extra);
   }
 };

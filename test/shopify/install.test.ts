@@ -5,8 +5,9 @@ import { publicShopifyApp } from '../../connectors/shopify/shopify-library';
 import { loadShopifyConfig } from '../../connectors/shopify/shopify-config';
 import { findBrand } from '../../core/brands/brand';
 import { findKeyOwner } from '../../core/brands/api-keys';
+import { shopifySessionToken } from '../helpers/shopify-session-token';
 import { TEST_SECRET } from '../helpers/test-app';
-import { BROWSER_USER_AGENT, SHOPIFY_API_KEY, SHOPIFY_APP_URL, installApp, signedCallbackQuery, signedInstallQuery, uniqueShop, setUpShopifyTests } from './shopify-test-kit';
+import { BROWSER_USER_AGENT, SHOPIFY_API_KEY, SHOPIFY_API_SECRET, SHOPIFY_APP_URL, installApp, signedCallbackQuery, signedInstallQuery, uniqueShop, setUpShopifyTests } from './shopify-test-kit';
 
 const context = setUpShopifyTests();
 
@@ -23,6 +24,28 @@ describe('Shopify app install (OAuth authorization-code grant)', () => {
     expect(location.searchParams.get('redirect_uri')).toBe(`${SHOPIFY_APP_URL}/shopify/auth/callback`);
     expect(location.searchParams.get('state')).toMatch(/\w{10,}/);
     expect(String(response.headers['set-cookie'])).toContain('shopify_app_state=');
+  });
+
+  it('opened inside the admin (embedded=1) for an installed shop, sends the signed request on to the dashboard, which signs in by its session token', async () => {
+    const installed = await installApp(context.app, context.fake);
+    const idToken = shopifySessionToken({ shop: installed.shop, apiKey: SHOPIFY_API_KEY, apiSecret: SHOPIFY_API_SECRET });
+    const query = signedInstallQuery(installed.shop, { extra: { embedded: '1', id_token: idToken } });
+    const opened = await context.app.http.get(`/shopify/auth?${query}`);
+    expect(opened.status).toBe(302);
+    expect(opened.headers.location).toBe(`/dashboard?${query}`);
+    const dashboard = await context.app.http.get(opened.headers.location!);
+    expect(dashboard.status).toBe(200);
+    expect(dashboard.text).toContain(`Signed in through ${installed.shop}`);
+    expect(dashboard.headers['content-security-policy']).toContain(`frame-ancestors https://${installed.shop} https://admin.shopify.com`);
+  });
+
+  it('opened inside the admin for a shop not installed here, refuses with 403 instead of running the consent screen in a frame', async () => {
+    const shop = uniqueShop();
+    const opened = await context.app.http.get(`/shopify/auth?${signedInstallQuery(shop, { extra: { embedded: '1' } })}`);
+    expect(opened.status).toBe(403);
+    expect(opened.body.error).toContain(`${shop} has not installed this app here yet`);
+    const forged = await context.app.http.get(`/shopify/auth?${signedInstallQuery(shop, { extra: { embedded: '1' }, secret: 'wrong' })}`);
+    expect(forged.status).toBe(401);
   });
 
   it('install → a brand exists for the shop, and the landing page shows its ID and, once, its first API key', async () => {

@@ -72,10 +72,10 @@ export function signedCallbackQuery(shop: string, code: string, state: string, s
   return signedQuery({ code, host: shopHost(shop), shop, state, timestamp: String(Math.floor(Date.now() / 1000)) }, secret);
 }
 
-/** The install link Shopify opens (GET /shopify/auth?…), signed as Shopify signs it. */
-export function signedInstallQuery(shop: string, options: { secret?: string; timestamp?: number } = {}): string {
+/** The install link Shopify opens (GET /shopify/auth?…), signed as Shopify signs it; `extra` adds e.g. embedded=1 and id_token. */
+export function signedInstallQuery(shop: string, options: { secret?: string; timestamp?: number; extra?: Record<string, string> } = {}): string {
   const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
-  return signedQuery({ host: shopHost(shop), shop, timestamp }, options.secret ?? SHOPIFY_API_SECRET);
+  return signedQuery({ host: shopHost(shop), shop, timestamp, ...options.extra }, options.secret ?? SHOPIFY_API_SECRET);
 }
 
 function shopHost(shop: string): string {

@@ -1,0 +1,42 @@
+import type { Knex } from 'knex';
+import { NotFound } from '../../core/errors';
+import type { ConnectionSection } from '../../server/http';
+import { shopStatus } from './shop-status';
+
+/**
+ * The dashboard's Shopify section: the shop link and each webhook topic's recorded state, with
+ * what to do about a refusal. It reads what was recorded (no call to Shopify while a page renders);
+ * `referrals shopify status` also asks Shopify which subscriptions it still lists.
+ */
+export async function shopifyConnection(db: Knex, brandId: string): Promise<ConnectionSection | null> {
+  let status;
+  try {
+    status = await shopStatus(db, brandId);
+  } catch (error) {
+    if (error instanceof NotFound) return null;
+    throw error;
+  }
+  const refused = status.subscriptions.filter((row) => row.status === 'refused').length;
+  return {
+    title: 'Shopify',
+    summary:
+      status.status === 'uninstalled'
+        ? `${status.shop}: the app was uninstalled; no orders arrive.`
+        : `${status.shop}: installed (${status.app} app), ${refused === 0 ? 'no refused webhook topics' : `${refused} webhook topic(s) refused`}.`,
+    facts: [
+      ['Shop', status.shop],
+      ['App', status.app],
+      ['Status', status.status],
+      ['Scopes', status.scopes ?? '—'],
+      ['Webhook subscriptions', status.webhooks],
+    ],
+    tables: [
+      {
+        caption: 'Webhook subscriptions',
+        columns: ['Topic', 'Status', 'Shopify said', 'Checked at'],
+        rows: status.subscriptions.map((row) => [row.topic, row.status, row.error ?? '', new Date(row.checked_at).toISOString()]),
+      },
+    ],
+    actions: status.actions,
+  };
+}

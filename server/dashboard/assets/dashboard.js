@@ -1,0 +1,92 @@
+// Progressive enhancement: the pages work without this file; it draws the charts (uPlot, served
+// from its npm package) and, inside the Shopify admin, puts a fresh session token on each navigation.
+(function () {
+  'use strict';
+
+  function chartWidth(box) {
+    return Math.max(260, box.clientWidth - 8);
+  }
+
+  function dailyChart(box, data) {
+    var x = data.days.map(function (day) { return Date.parse(day + 'T00:00:00Z') / 1000; });
+    return new uPlot({
+      width: chartWidth(box),
+      height: 260,
+      tzDate: function (ts) { return uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'); },
+      scales: {
+        x: { time: true },
+        money: { range: function (u, min, max) { return [0, Math.max(1, max) * 1.1]; } },
+        count: { range: function (u, min, max) { return [0, Math.max(1, max)]; } },
+      },
+      series: [
+        {},
+        { label: 'Revenue', stroke: '#0b5cad', width: 2, fill: 'rgba(11,92,173,0.08)', scale: 'money' },
+        { label: 'Conversions', stroke: '#c05621', width: 2, scale: 'count' },
+      ],
+      axes: [{}, { scale: 'money' }, { scale: 'count', side: 1, grid: { show: false }, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000] }],
+    }, [x, data.revenue, data.conversions], box);
+  }
+
+  function barsChart(box, data) {
+    var x = data.labels.map(function (_, i) { return i; });
+    return new uPlot({
+      width: chartWidth(box),
+      height: 260,
+      scales: {
+        x: { time: false, range: function () { return [-0.6, data.labels.length - 0.4]; } },
+        y: { range: function (u, min, max) { return [0, Math.max(1, max) * 1.1]; } },
+      },
+      series: [
+        { value: function (u, i) { return data.labels[i] == null ? '' : data.labels[i]; } },
+        { label: 'Revenue', stroke: '#0b5cad', fill: 'rgba(11,92,173,0.5)', paths: uPlot.paths.bars({ size: [0.6, 60] }), points: { show: false } },
+      ],
+      axes: [
+        { values: function (u, splits) { return splits.map(function (i) { var label = data.labels[i]; return label == null ? '' : String(label).slice(0, 14); }); }, incrs: [1] },
+        {},
+      ],
+    }, [x, data.revenue], box);
+  }
+
+  function drawCharts() {
+    if (typeof uPlot === 'undefined') return;
+    document.querySelectorAll('[data-chart]').forEach(function (box) {
+      var source = document.getElementById(box.getAttribute('data-chart'));
+      if (!source) return;
+      var data = JSON.parse(source.textContent);
+      if ((data.days || data.labels).length === 0) return;
+      var plot = data.kind === 'bars' ? barsChart(box, data) : dailyChart(box, data);
+      window.addEventListener('resize', function () { plot.setSize({ width: chartWidth(box), height: 260 }); });
+    });
+  }
+
+  // Inside the Shopify admin there is no cookie: every page load carries a fresh session token
+  // from App Bridge (tokens live one minute), so links and GET forms are followed with one.
+  function embeddedNavigation() {
+    if (document.body.getAttribute('data-embedded') !== 'true' || !window.shopify || !window.shopify.idToken) return;
+    function go(url) {
+      window.shopify.idToken().then(function (token) {
+        url.searchParams.set('id_token', token);
+        window.location.assign(url.toString());
+      });
+    }
+    document.addEventListener('click', function (event) {
+      var link = event.target.closest && event.target.closest('a[href]');
+      if (!link || link.origin !== window.location.origin || event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+      event.preventDefault();
+      go(new URL(link.href));
+    });
+    document.addEventListener('submit', function (event) {
+      var form = event.target;
+      if ((form.getAttribute('method') || 'get').toLowerCase() !== 'get') return;
+      event.preventDefault();
+      var url = new URL(form.getAttribute('action') || window.location.pathname, window.location.href);
+      new FormData(form).forEach(function (value, name) { if (name !== 'id_token') url.searchParams.append(name, value); });
+      go(url);
+    });
+  }
+
+  document.addEventListener('DOMContentLoaded', function () {
+    drawCharts();
+    embeddedNavigation();
+  });
+})();

@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { ACTIVITY_KINDS } from '../../core/reports/activity-feed';
+import { type Period, PERIOD_PRESETS, customPeriod, lastDays } from '../../core/reports/period';
+
+const day = (field: string) =>
+  z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, { error: `${field} must be a date like 2026-11-30` })
+    .refine((value) => new Date(`${value}T00:00:00Z`).toISOString().startsWith(value), { error: `${field} is not a calendar date` })
+    .optional();
+
+/** The query string every report page reads: the period, the page, the export format. */
+export const reportQuerySchema = z.object({
+  period: z.enum([...PERIOD_PRESETS, 'custom'], { error: 'period must be 7, 30, 90 or custom' }).default('30'),
+  from: day('from'),
+  to: day('to'),
+  page: z.coerce.number({ error: 'page must be a number' }).int({ error: 'page must be a whole number' }).min(1, { error: 'page must be at least 1' }).max(10_000, { error: 'page must be at most 10000' }).default(1),
+  format: z.enum(['html', 'csv'], { error: 'format must be html or csv' }).default('html'),
+});
+
+export const advocatesQuerySchema = reportQuerySchema.extend({
+  q: z.string().max(200, { error: 'q (the search) must be at most 200 characters' }).optional(),
+});
+
+export const activityQuerySchema = reportQuerySchema.extend({
+  kind: z.preprocess(
+    (kind) => (kind === undefined ? [] : Array.isArray(kind) ? kind : [kind]),
+    z.array(z.enum(ACTIVITY_KINDS, { error: `kind must be one of ${ACTIVITY_KINDS.join(', ')}` })),
+  ),
+});
+
+export type ReportQuery = z.infer<typeof reportQuerySchema>;
+
+/** The period a query names: a preset (last 7, 30 or 90 days) or from–to, both required for custom. */
+export function periodOf(query: ReportQuery): Period {
+  if (query.period !== 'custom') return lastDays(Number(query.period));
+  if (!query.from || !query.to) {
+    throw new z.ZodError([{ code: 'custom', path: [query.from ? 'to' : 'from'], message: `${query.from ? 'to' : 'from'} is required for a custom period`, input: undefined }]);
+  }
+  return customPeriod(query.from, query.to);
+}
+
+/** Rows per page of every paginated table, and the most rows a CSV export holds. */
+export const PER_PAGE = 25;
+export const CSV_MAX_ROWS = 100_000;

@@ -1,0 +1,33 @@
+import Router from '@koa/router';
+import type { AppContext, AppState, Ctx } from '../app-context';
+import type { ConnectorParts } from '../http/connector';
+import { readRawBody } from '../middleware/json-body';
+import { serveAsset } from './assets';
+import { logout, requireViewer } from './dashboard-session';
+import { activityPage, advocatePage, advocatesPage, connectionsPage, overviewPage, productsPage } from './report-pages';
+import { dashboardErrorPage, login, loginConfirmPage, rootPage, signInHelpPage } from './sign-in-pages';
+
+/** A posted form (application/x-www-form-urlencoded), read from the raw body. */
+const formOf = (ctx: Ctx) => new URLSearchParams(ctx.state.rawBody?.toString('utf8') ?? '');
+
+/**
+ * The merchant's dashboard: server-rendered pages for one brand, signed in by a one-time link
+ * (cookie session) or opened inside a platform's admin (the connector's embedded session).
+ */
+export function dashboardRoutes(connectors: readonly ConnectorParts[]): Router<AppState, AppContext> {
+  const router = new Router<AppState, AppContext>();
+  const viewer = requireViewer(connectors);
+  router.get('/dashboard/assets/:name', (ctx) => serveAsset(ctx, ctx.params.name!));
+  router.get('/', dashboardErrorPage, (ctx) => rootPage(ctx, connectors));
+  router.get('/dashboard/sign-in', dashboardErrorPage, signInHelpPage);
+  router.get('/dashboard/login', dashboardErrorPage, loginConfirmPage);
+  router.post('/dashboard/login', dashboardErrorPage, readRawBody, (ctx) => login(ctx, formOf(ctx)));
+  router.post('/dashboard/logout', dashboardErrorPage, readRawBody, viewer, (ctx) => logout(ctx, formOf(ctx)));
+  router.get('/dashboard', dashboardErrorPage, viewer, overviewPage);
+  router.get('/dashboard/advocates', dashboardErrorPage, viewer, advocatesPage);
+  router.get('/dashboard/advocates/:id', dashboardErrorPage, viewer, (ctx) => advocatePage(ctx, ctx.params.id!));
+  router.get('/dashboard/activity', dashboardErrorPage, viewer, activityPage);
+  router.get('/dashboard/products', dashboardErrorPage, viewer, productsPage);
+  router.get('/dashboard/connections', dashboardErrorPage, viewer, (ctx) => connectionsPage(ctx, connectors));
+  return router;
+}

@@ -1,0 +1,62 @@
+import { Eta } from 'eta';
+import type { Ctx } from '../app-context';
+import type { EmbeddedSession } from '../http/connector';
+import { assetUrl } from './assets';
+import { dashboardDir } from './dashboard-files';
+import type { DashboardViewer } from './dashboard-session';
+import { setPageSecurityHeaders } from './security-headers';
+
+// autoEscape: every <%= %> is HTML-escaped; raw output (<%~ %>) is used only for our own markup
+// and for JSON made safe by jsonForScript.
+const eta = new Eta({ views: dashboardDir('views'), autoEscape: true, cache: true });
+
+const moneyFormat = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const countFormat = new Intl.NumberFormat('en-US');
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char]!);
+
+/** The embedded admin's own query parameters, kept on every link so App Bridge keeps its context. */
+function embeddedParams(ctx: Ctx, embedded: EmbeddedSession | null): Record<string, string> {
+  if (!embedded) return {};
+  const kept: Record<string, string> = { embedded: '1', shop: embedded.shop };
+  if (typeof ctx.query.host === 'string') kept.host = ctx.query.host;
+  return kept;
+}
+
+/** The helpers every template gets. */
+function helpers(ctx: Ctx, viewer: DashboardViewer | null) {
+  const kept = embeddedParams(ctx, viewer?.embedded ?? null);
+  return {
+    money: (value: number) => moneyFormat.format(value),
+    count: (value: number) => countFormat.format(value),
+    time: (value: Date) => value.toISOString().replace('T', ' ').slice(0, 16) + ' UTC',
+    asset: assetUrl,
+    /** A dashboard URL with these query parameters (empty ones dropped) and the embedded context. */
+    link: (path: string, params: Record<string, string | number | undefined | null | string[]> = {}) => {
+      const query = new URLSearchParams();
+      for (const [name, value] of Object.entries({ ...params, ...kept })) {
+        if (Array.isArray(value)) value.forEach((item) => query.append(name, item));
+        else if (value !== undefined && value !== null && value !== '') query.set(name, String(value));
+      }
+      const text = query.toString();
+      return text ? `${path}?${text}` : path;
+    },
+    /** A message as HTML: escaped, with its `command` spans set as <code>. */
+    withCode: (text: string) => escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>'),
+    /** JSON for a <script type="application/json"> block: `<` escaped so no string can close it. */
+    jsonForScript: (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c'),
+    kept,
+  };
+}
+
+export type PageHelpers = ReturnType<typeof helpers>;
+
+/** Renders a page of the dashboard in its layout, with its security headers. */
+export function renderPage(ctx: Ctx, view: string, data: Record<string, unknown>, status = 200): void {
+  const viewer = ctx.state.viewer ?? null;
+  setPageSecurityHeaders(ctx, viewer?.embedded ?? null);
+  ctx.status = status;
+  ctx.type = 'html';
+  ctx.body = eta.render(view, { ...data, viewer, path: ctx.path, h: helpers(ctx, viewer) });
+}

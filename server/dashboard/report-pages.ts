@@ -1,0 +1,144 @@
+import { advocateHistory, advocatesReport } from '../../core/reports/advocates-report';
+import { activityFeed } from '../../core/reports/activity-feed';
+import { overviewReport } from '../../core/reports/overview-report';
+import { periodDays } from '../../core/reports/period';
+import { productRevenue } from '../../core/reports/product-revenue';
+import type { Ctx } from '../app-context';
+import type { ConnectorParts } from '../http/connector';
+import { HttpError } from '../http-error';
+import { sendCsv } from './csv-export';
+import { CSV_MAX_ROWS, PER_PAGE, activityQuerySchema, advocatesQuerySchema, periodOf, reportQuerySchema } from './dashboard-query';
+import { renderPage } from './render-page';
+
+const viewerOf = (ctx: Ctx) => ctx.state.viewer!;
+
+/** The period's query parameters as the page's links repeat them. */
+function periodParams(query: { period: string; from?: string; to?: string }) {
+  return query.period === 'custom' ? { period: query.period, from: query.from, to: query.to } : { period: query.period };
+}
+
+/** GET /dashboard: the period's totals, a chart per day and the program's settings. */
+export async function overviewPage(ctx: Ctx): Promise<void> {
+  const query = reportQuerySchema.parse(ctx.query);
+  const period = periodOf(query);
+  const { brand } = viewerOf(ctx);
+  const report = await overviewReport(ctx.app.context.deps.db, brand.brand_id, period);
+  const days = periodDays(period);
+  if (query.format === 'csv') {
+    return sendCsv(ctx, `overview-${days.from}-${days.to}`, [
+      ['day', (d) => d.day],
+      ['conversions', (d) => d.conversions],
+      ['revenue', (d) => d.revenue],
+      ['refunded', (d) => d.refunded],
+    ], report.daily);
+  }
+  renderPage(ctx, 'overview', { title: 'Overview', section: '/dashboard', chart: true, report, brand, period, days, params: periodParams(query) });
+}
+
+/** GET /dashboard/advocates: searchable, paginated; ?format=csv exports every match. */
+export async function advocatesPage(ctx: Ctx): Promise<void> {
+  const query = advocatesQuerySchema.parse(ctx.query);
+  const period = periodOf(query);
+  const { brand } = viewerOf(ctx);
+  const csv = query.format === 'csv';
+  const page = await advocatesReport(ctx.app.context.deps.db, brand.brand_id, {
+    period,
+    search: query.q,
+    page: csv ? 1 : query.page,
+    perPage: csv ? CSV_MAX_ROWS : PER_PAGE,
+  });
+  const days = periodDays(period);
+  if (csv) {
+    return sendCsv(ctx, `advocates-${days.from}-${days.to}`, [
+      ['advocate_id', (a) => a.advocate_id],
+      ['first_name', (a) => a.first_name],
+      ['last_name', (a) => a.last_name],
+      ['email', (a) => a.email],
+      ['codes', (a) => a.codes],
+      ['conversions', (a) => a.conversions],
+      ['revenue', (a) => a.revenue],
+      ['balance', (a) => a.balance],
+    ], page.rows);
+  }
+  renderPage(ctx, 'advocates', { title: 'Advocates', section: '/dashboard/advocates', page, period, days, q: query.q ?? '', params: { ...periodParams(query), q: query.q } });
+}
+
+/** GET /dashboard/advocates/:id: one advocate's reward history. */
+export async function advocatePage(ctx: Ctx, id: string): Promise<void> {
+  const query = reportQuerySchema.parse(ctx.query);
+  if (!/^[1-9]\d{0,15}$/.test(id)) throw new HttpError(404, `advocate ${id} not found`);
+  const { brand } = viewerOf(ctx);
+  const csv = query.format === 'csv';
+  const history = await advocateHistory(ctx.app.context.deps.db, brand.brand_id, Number(id), csv ? 1 : query.page, csv ? CSV_MAX_ROWS : PER_PAGE);
+  if (csv) {
+    return sendCsv(ctx, `advocate-${id}-history`, [
+      ['at', (e) => e.at.toISOString()],
+      ['entry', (e) => e.kind],
+      ['amount', (e) => e.amount],
+      ['order_id', (e) => e.order_id],
+      ['order_value', (e) => e.order_value],
+      ['order_status', (e) => e.status],
+    ], history.entries.rows);
+  }
+  renderPage(ctx, 'advocate', { title: `${history.advocate.first_name} · Advocates`, section: '/dashboard/advocates', history });
+}
+
+/** GET /dashboard/activity: visits, claims, conversions and refunds, filterable by kind. */
+export async function activityPage(ctx: Ctx): Promise<void> {
+  const query = activityQuerySchema.parse(ctx.query);
+  const period = periodOf(query);
+  const { brand } = viewerOf(ctx);
+  const csv = query.format === 'csv';
+  const page = await activityFeed(ctx.app.context.deps.db, brand.brand_id, {
+    period,
+    kinds: query.kind,
+    page: csv ? 1 : query.page,
+    perPage: csv ? CSV_MAX_ROWS : PER_PAGE,
+  });
+  const days = periodDays(period);
+  if (csv) {
+    return sendCsv(ctx, `activity-${days.from}-${days.to}`, [
+      ['at', (item) => item.at.toISOString()],
+      ['kind', (item) => item.kind],
+      ['id', (item) => item.id],
+      ['code', (item) => item.code],
+      ['email', (item) => item.email],
+      ['order_id', (item) => item.order_id],
+      ['amount', (item) => item.amount],
+      ['status_or_channel', (item) => item.detail],
+    ], page.rows);
+  }
+  renderPage(ctx, 'activity', { title: 'Activity', section: '/dashboard/activity', page, period, days, kinds: query.kind, params: { ...periodParams(query), kind: query.kind } });
+}
+
+/** GET /dashboard/products: referred revenue by product, a table and a chart. */
+export async function productsPage(ctx: Ctx): Promise<void> {
+  const query = reportQuerySchema.parse(ctx.query);
+  const period = periodOf(query);
+  const { brand } = viewerOf(ctx);
+  const rows = await productRevenue(ctx.app.context.deps.db, brand.brand_id, period);
+  const days = periodDays(period);
+  if (query.format === 'csv') {
+    return sendCsv(ctx, `products-${days.from}-${days.to}`, [
+      ['product', (r) => r.product],
+      ['sku', (r) => r.sku],
+      ['names', (r) => r.names.join(' | ')],
+      ['orders', (r) => r.orders],
+      ['quantity', (r) => r.quantity],
+      ['revenue', (r) => r.revenue],
+    ], rows);
+  }
+  renderPage(ctx, 'products', { title: 'Revenue by product', section: '/dashboard/products', chart: true, rows, period, days, params: periodParams(query) });
+}
+
+/** GET /dashboard/connections: each connector's section (Shopify, Medusa) and the outbound-webhooks slot. */
+export async function connectionsPage(ctx: Ctx, connectors: readonly ConnectorParts[]): Promise<void> {
+  const { brand } = viewerOf(ctx);
+  const { db } = ctx.app.context.deps;
+  const sections = [];
+  for (const connector of connectors) {
+    const section = await connector.dashboard?.connection?.(db, brand.brand_id);
+    if (section) sections.push(section);
+  }
+  renderPage(ctx, 'connections', { title: 'Connections', section: '/dashboard/connections', sections });
+}
