@@ -10,7 +10,9 @@ import { TEST_SECRET, startTestApp } from '../helpers/test-app';
 import { startReceiver } from './receiver';
 
 // Always on a real PostgreSQL: two server processes, each with its own pool, share the deliveries.
-const SETTINGS: WebhookSettings = { allowPrivate: true, timeoutMs: 2_000, workerIntervalMs: 10, retryScale: 0.001, disableAfterFailures: 50, disableAfterDays: 5 };
+// A generous attempt timeout: on a loaded machine a 2 s one can expire after the receiver got the
+// request, and the retry (at-least-once, by design) would look like a double delivery here.
+const SETTINGS: WebhookSettings = { allowPrivate: true, timeoutMs: 10_000, workerIntervalMs: 10, retryScale: 0.001, disableAfterFailures: 50, disableAfterDays: 5 };
 
 let postgres: RealPostgres;
 let secondPool: Knex;
