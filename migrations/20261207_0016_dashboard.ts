@@ -122,13 +122,9 @@ DECLARE
   changed_at timestamptz;
   changed_day date;
 BEGIN
-  IF TG_OP = 'DELETE' THEN
-    changed_brand := OLD.brand_id;
-    changed_at := OLD.created_at;
-  ELSE
-    changed_brand := NEW.brand_id;
-    changed_at := NEW.created_at;
-  END IF;
+  -- An update moves nothing in time (created_at is not changed by the service): NEW's day is OLD's.
+  changed_brand := NEW.brand_id;
+  changed_at := NEW.created_at;
   changed_day := (changed_at AT TIME ZONE 'UTC')::date;
   -- The report takes the same lock before it computes a day: a change is either seen by the
   -- computation or deletes what it stored.
@@ -143,6 +139,30 @@ BEGIN
 END
 $$`;
 
+// Deletions (a customer's redaction, a whole brand's) run per statement: one pass over the deleted
+// rows' days, not one call per row.
+const invalidateDeletedFunction = `
+CREATE FUNCTION report_day_invalidate_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended('report-day:' || brand_id || ':' || day, 0))
+     FROM (SELECT DISTINCT brand_id, (created_at AT TIME ZONE 'UTC')::date AS day FROM gone
+            WHERE created_at < now() - interval '1 hour' ORDER BY 1, 2) AS days;
+  DELETE FROM report_days r USING (SELECT DISTINCT brand_id, (created_at AT TIME ZONE 'UTC')::date AS day FROM gone) g
+   WHERE r.brand_id = g.brand_id AND r.day = g.day;
+  DELETE FROM report_day_products r USING (SELECT DISTINCT brand_id, (created_at AT TIME ZONE 'UTC')::date AS day FROM gone) g
+   WHERE r.brand_id = g.brand_id AND r.day = g.day;
+  DELETE FROM report_day_products_done r USING (SELECT DISTINCT brand_id, (created_at AT TIME ZONE 'UTC')::date AS day FROM gone) g
+   WHERE r.brand_id = g.brand_id AND r.day = g.day;
+  DELETE FROM report_hours r USING (SELECT DISTINCT brand_id, date_trunc('hour', created_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS hour FROM gone) g
+   WHERE r.brand_id = g.brand_id AND r.hour = g.hour;
+  DELETE FROM report_hour_products r USING (SELECT DISTINCT brand_id, date_trunc('hour', created_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS hour FROM gone) g
+   WHERE r.brand_id = g.brand_id AND r.hour = g.hour;
+  DELETE FROM report_hour_products_done r USING (SELECT DISTINCT brand_id, date_trunc('hour', created_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS hour FROM gone) g
+   WHERE r.brand_id = g.brand_id AND r.hour = g.hour;
+  RETURN NULL;
+END
+$$`;
+
 // A day (or an hour) is stored only once it ended more than an hour ago (no transaction writing into
 // it can still be open), so only rows older than an hour can be in a stored report: new orders, the
 // hot path, do not call the function at all.
@@ -151,8 +171,8 @@ CREATE TRIGGER conversions_report_day_insert AFTER INSERT ON conversions FOR EAC
   WHEN (NEW.created_at < now() - interval '1 hour') EXECUTE FUNCTION report_day_invalidate();
 CREATE TRIGGER conversions_report_day_update AFTER UPDATE OF status, order_value, refunded_total, created_at ON conversions FOR EACH ROW
   WHEN (OLD.created_at < now() - interval '1 hour') EXECUTE FUNCTION report_day_invalidate();
-CREATE TRIGGER conversions_report_day_delete AFTER DELETE ON conversions FOR EACH ROW
-  WHEN (OLD.created_at < now() - interval '1 hour') EXECUTE FUNCTION report_day_invalidate();
+CREATE TRIGGER conversions_report_day_delete AFTER DELETE ON conversions REFERENCING OLD TABLE AS gone FOR EACH STATEMENT
+  EXECUTE FUNCTION report_day_invalidate_deleted();
 CREATE TRIGGER reward_ledger_report_day_insert AFTER INSERT ON reward_ledger FOR EACH ROW
   WHEN (NEW.created_at < now() - interval '1 hour') EXECUTE FUNCTION report_day_invalidate();
 `;
@@ -162,6 +182,7 @@ DROP TRIGGER IF EXISTS reward_ledger_report_day_insert ON reward_ledger;
 DROP TRIGGER IF EXISTS conversions_report_day_delete ON conversions;
 DROP TRIGGER IF EXISTS conversions_report_day_update ON conversions;
 DROP TRIGGER IF EXISTS conversions_report_day_insert ON conversions;
+DROP FUNCTION IF EXISTS report_day_invalidate_deleted();
 DROP FUNCTION IF EXISTS report_day_invalidate();
 DROP TABLE IF EXISTS report_hour_products_done, report_hour_products, report_hours, report_day_products_done, report_day_products, report_days;
 DROP INDEX IF EXISTS medusa_deliveries_by_received;
@@ -179,6 +200,7 @@ DROP TABLE IF EXISTS dashboard_sessions, dashboard_login_links;
 export async function up(knex: Knex): Promise<void> {
   await runStatements(knex, upSql);
   await knex.raw(invalidateFunction);
+  await knex.raw(invalidateDeletedFunction);
   await runStatements(knex, triggers);
 }
 

@@ -213,6 +213,25 @@ describe('what the dashboard shows', () => {
     expect(metric(after.text, 'rewards-reversed')).toBe('2.50');
   });
 
+  it('drops a stored day when its order is deleted (a customer\'s redaction, a brand\'s deletion), in one pass per statement', async () => {
+    const brand = await givenBrand(t.db);
+    const advocate = await givenAdvocate(t.db, brand.brandId);
+    const orderId = uniqueOrderId();
+    await t.http.post('/api/v1/track/conversion').set(brand.headers).send({ email: 'gone@example.com', order_id: orderId, order_value: 40, referral_code: advocate.code });
+    const fourDaysAgo = new Date(Date.now() - 4 * 86_400_000);
+    await t.db('conversions').where({ brand_id: brand.brandId, order_id: orderId }).update({ created_at: fourDaysAgo });
+    const agent = await signedInAgent(t.app, t.db, brand.brandId);
+    expect(metric((await agent.get('/dashboard?period=7')).text, 'revenue')).toBe('40.00');
+    const storedDay = () => t.db('report_days').where({ brand_id: brand.brandId }).whereRaw('day = CAST(? AS date)', [fourDaysAgo.toISOString().slice(0, 10)]).first();
+    for (let wait = 0; wait < 50 && !(await storedDay()); wait += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await storedDay()).toMatchObject({ conversions: 1, revenue: '40.00' });
+
+    await t.db('reward_ledger').where({ brand_id: brand.brandId }).delete();
+    await t.db('conversions').where({ brand_id: brand.brandId }).delete();
+    expect(await storedDay()).toBeUndefined();
+    expect(metric((await agent.get('/dashboard?period=7')).text, 'revenue')).toBe('0.00');
+  });
+
   it('shows an order of 90 minutes ago, whether its hour is stored or live, and its refund at once', async () => {
     const brand = await givenBrand(t.db, { reward_type: 'fixed', reward_value: 10 });
     const advocate = await givenAdvocate(t.db, brand.brandId);
