@@ -60,7 +60,7 @@ describe('a JPY shop\'s refund paid back in EUR (pure mapping)', () => {
     });
     const mapped = mapRefund(parseLosslessJson(body), 'tokyo.myshopify.com');
     // 2.00 EUR × 1000 JPY / 6.10 EUR = 327.87 → 328 yen (half up), never a fraction of a yen.
-    expect(mapped.transactions[0]).toMatchObject({ shop_cents: 32800, presentment_cents: 200, presentment_currency: 'EUR' });
+    expect(mapped.transactions[0]).toMatchObject({ shop_minor: 328, shop_exponent: 0, presentment_minor: 200, presentment_exponent: 2, presentment_currency: 'EUR' });
     expect(mapped.refund.refund_amount).toBe(328);
   });
 });
