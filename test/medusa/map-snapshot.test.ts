@@ -157,6 +157,15 @@ describe('Medusa amounts', () => {
     expect(minorOfMedusaAmount('12.3456', 4)).toBe(123456);
   });
 
+  it('are read in the currency_code\'s decimals, or in the brand\'s currency when the order names none', () => {
+    const body = JSON.parse(snapshotBody(order({ paid: 'all' })));
+    body.order.summary.paid_total = '12.3456';
+    expect(parseMedusaSnapshot({ ...body, order: { ...body.order, currency_code: 'kwd' } })).toMatchObject({ exponent: 3, order: { summary: { paid_total: 12346 } } });
+    expect(parseMedusaSnapshot({ ...body, order: { ...body.order, currency_code: 'jpy' } })).toMatchObject({ exponent: 0, order: { summary: { paid_total: 12 } } });
+    expect(parseMedusaSnapshot({ ...body, order: { ...body.order, currency_code: null } }, 'KWD')).toMatchObject({ exponent: 3, order: { summary: { paid_total: 12346 } } });
+    expect(parseMedusaSnapshot(body)).toMatchObject({ exponent: 2, order: { summary: { paid_total: 1235 } } });
+  });
+
   it('a malformed amount is a 400 that names its field', () => {
     const body = JSON.parse(snapshotBody(order({ paid: 'all' })));
     body.order.summary.paid_total = 'lots';
