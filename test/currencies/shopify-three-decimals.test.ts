@@ -1,7 +1,8 @@
 import { findBrand } from '../../core/brands/brand';
 import { rewardBalance } from '../../core/ledger/reward-ledger';
+import { graphqlLine, graphqlOrder } from '../shopify/admin-order-nodes';
 import { conversionOf, deliver, refundsOf, shopWithTenoff } from '../shopify/sales-shop';
-import { fixtureText, setUpShopifyTests, variant } from '../shopify/shopify-test-kit';
+import { fixtureText, referrals, setUpShopifyTests, variant } from '../shopify/shopify-test-kit';
 
 const context = setUpShopifyTests();
 
@@ -99,6 +100,46 @@ describe('a Shopify shop selling in a 3-decimal currency (KWD) counts to the fil
       ['509562971', '8.230'],
     ]);
     expect(await rewardBalance(context.app.db, shop.brandId, shop.advocate.advocateId)).toMatchObject({ balance: 0 });
+  });
+});
+
+describe('shopify reconcile of a KWD shop', () => {
+  it('backfills an order from the Admin API to the fils, the code\'s discount summed in fils', async () => {
+    const shop = await shopWithTenoff(context, { reward_type: 'percentage', reward_value: 7 }, 'KWD');
+    const kwd = (amount: string) => ({ shopMoney: { amount, currencyCode: 'KWD' }, presentmentMoney: { amount, currencyCode: 'KWD' } });
+    const line = graphqlLine('7500001', { quantity: 3, code: 'TENOFF' });
+    line.originalUnitPriceSet = kwd('4.115');
+    line.discountAllocations[0]!.allocatedAmountSet = kwd('1.005');
+    // Three iPods at 4.115 KWD, TENOFF 1.005 off, tax 1.005: 12.345 KWD.
+    const order = graphqlOrder('820982911946300001', { email: 'kuwait@example.com', codes: ['TENOFF'], lines: [line] });
+    context.fake.orders.set(shop.shop, [
+      {
+        ...order,
+        currencyCode: 'KWD',
+        presentmentCurrencyCode: 'KWD',
+        totalPriceSet: kwd('12.345'),
+        currentTotalPriceSet: kwd('12.345'),
+        subtotalPriceSet: kwd('11.340'),
+        currentSubtotalPriceSet: kwd('11.340'),
+        totalDiscountsSet: kwd('1.005'),
+        currentTotalDiscountsSet: kwd('1.005'),
+        totalTaxSet: kwd('1.005'),
+        currentTotalTaxSet: kwd('1.005'),
+        totalShippingPriceSet: kwd('0.000'),
+        currentShippingPriceSet: kwd('0.000'),
+      },
+    ]);
+    const run = await referrals(context.app, ['shopify', 'reconcile', '--brand', shop.brandId, '--since', '2026-11-01', '--json']);
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toMatchObject({ conversions_backfilled: 1, failed: [] });
+    // 7 % of 12.345 KWD = 0.86415 → 0.864.
+    expect(await conversionOf(context, shop.brandId, '820982911946300001')).toMatchObject({
+      order_value: '12.345',
+      order_subtotal: '11.340',
+      discount_applied: '1.005',
+      currency: 'KWD',
+      referrer_reward_paid: '0.864',
+    });
   });
 });
 
