@@ -7,8 +7,6 @@ import { Invalid } from './errors';
 
 /** An integer count of a currency's minor units (cents, yen, fils). */
 export type Minor = number;
-/** Minor units of a 2-decimal currency. */
-export type Cents = Minor;
 
 /** The most decimals ISO 4217 gives a currency (CLF, UYW); the money columns keep this many. */
 export const MAX_EXPONENT = 4;
@@ -30,11 +28,6 @@ export function decimalsOf(value: number): number {
   let places = 0;
   while (places < MAX_EXPONENT && !hasAtMostDecimals(value, places)) places += 1;
   return places;
-}
-
-/** An amount is a whole number of cents: at most two decimals (1e-9 and 0.001 are not). */
-export function isWholeCents(amount: number): boolean {
-  return hasAtMostDecimals(amount, 2);
 }
 
 /** Percentages (discount and reward rates) are counted in 1/10,000 of a percent: at most 4 decimals. */
@@ -103,11 +96,6 @@ export function amountFromDecimal(value: string | number | null | undefined): nu
   return Number(value);
 }
 
-export const toCents = (amount: number): Cents => toMinor(amount, 2);
-export const centsFromDecimal = (value: string | number | null | undefined): Cents => minorFromDecimal(value, 2);
-export const decimalFromCents = (cents: Cents): string => decimalFromMinor(cents, 2);
-export const amountFromCents = (cents: Cents): number => amountFromMinor(cents, 2);
-
 /** n / d rounded half up (d > 0), as a number of minor units. */
 function divideHalfUp(n: bigint, d: bigint): Minor {
   const negative = n < 0n;
@@ -123,13 +111,6 @@ function divideHalfUp(n: bigint, d: bigint): Minor {
 export function prorate(minor: Minor, numerator: number, denominator: number): Minor {
   if (denominator === 0) return 0;
   return divideHalfUp(BigInt(minor) * BigInt(numerator), BigInt(denominator));
-}
-
-/** Minor units at `from` decimals, rounded half up to a currency with `to` ≤ `from` (cents → whole yen). */
-export function roundMinor(minor: Minor, from: number, to: number): Minor {
-  if (to >= from) return minor;
-  const step = 10 ** (from - to);
-  return prorate(minor, 1, step) * step;
 }
 
 /** A percentage in 1/10,000 of a percent: 12.5 → 125,000 (1 % = 10,000). */

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Brand } from '../../core/brands/brand';
 import { recordPaidOrder } from '../../core/conversions/record-paid-order';
 import { lockKey } from '../../core/db/advisory-lock';
-import { type Cents, toCents } from '../../core/money';
+import { type Minor, toMinor } from '../../core/money';
 import { recordRefund } from '../../core/refunds/record-refund';
 import type { RefundInput, RefundResult } from '../../core/refunds/refund-input';
 import type { MedusaOrderPlan } from './map-snapshot';
@@ -57,21 +57,22 @@ async function applyPlan(trx: Knex.Transaction, brand: Brand, plan: MedusaOrderP
   if (!result.attributed) return unattributed;
 
   let status: RefundResult['status'] = result.conversion.status;
-  let remaining: Cents = toCents(result.conversion.order_value) - toCents(result.conversion.refunded_total);
+  const minor = (amount: number) => toMinor(amount, plan.exponent);
+  let remaining: Minor = minor(result.conversion.order_value) - minor(result.conversion.refunded_total);
   const recorded: string[] = [];
   for (const refund of plan.cancellation ? [...plan.refunds, plan.cancellation] : plan.refunds) {
     // Fully refunded already (a cancellation overtook a refund, say): there is nothing left to take back.
     if (status === 'refunded') break;
-    const outcome = await recordRefund(trx, brand, fitToRemaining(refund, remaining));
+    const outcome = await recordRefund(trx, brand, fitToRemaining(refund, remaining, plan.exponent));
     status = outcome.status;
-    remaining = toCents(outcome.remaining);
+    remaining = minor(outcome.remaining);
     if (!outcome.duplicate && outcome.refund_id) recorded.push(outcome.refund_id);
   }
   return { attributed: true, conversion_id: result.conversion.conversion_id, claim_id, status, refunds_recorded: recorded };
 }
 
 /** A refund reaching what remains of the recorded order value refunds the rest, in full. */
-function fitToRemaining(refund: RefundInput, remaining: Cents): RefundInput {
-  if (refund.refund_amount == null || toCents(refund.refund_amount) < remaining) return refund;
+function fitToRemaining(refund: RefundInput, remaining: Minor, exponent: number): RefundInput {
+  if (refund.refund_amount == null || toMinor(refund.refund_amount, exponent) < remaining) return refund;
   return { ...refund, refund_amount: null, is_full_refund: true };
 }

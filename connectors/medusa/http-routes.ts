@@ -18,9 +18,10 @@ export function medusaRoutes(): Router<AppState, AppContext> {
 
 /** 200 with what the snapshot changed; a repeated event id is `duplicate` and changes nothing. */
 async function receiveOrderSnapshot(ctx: Ctx): Promise<void> {
-  const snapshot = parseMedusaSnapshot(parseJsonObject(ctx.state.rawBody));
-  const plan = mapMedusaSnapshot(snapshot);
   const brand = ctx.state.brand!;
+  // An order without currency_code is recorded in the brand's currency, so its amounts are read in it.
+  const snapshot = parseMedusaSnapshot(parseJsonObject(ctx.state.rawBody), brand.currency);
+  const plan = mapMedusaSnapshot(snapshot);
   const outcome = await inTransaction(ctx.app.context.deps.db, (trx) => applyMedusaSnapshot(trx, brand, snapshot, plan));
   ctx.status = 200;
   ctx.body = { success: true, data: outcome };

@@ -1,15 +1,17 @@
 import { conversionInputSchema } from '../../core/conversions/conversion-input';
 import type { PaidOrderInput } from '../../core/conversions/record-paid-order';
-import { type Cents, amountFromCents, toCents } from '../../core/money';
+import { type Minor, amountFromMinor, toMinor } from '../../core/money';
 import { type RefundInput, refundInputSchema } from '../../core/refunds/refund-input';
 import type { MedusaSnapshot } from './snapshot-schema';
 
 /** Medusa's totals and the sum of its refunds may differ by rounding: within this, a refund is full. */
-const ONE_MINOR_UNIT: Cents = 1;
+const ONE_MINOR_UNIT: Minor = 1;
 
 /** The core calls one snapshot asks for, in the order they are made. */
 export interface MedusaOrderPlan {
   order_id: string;
+  /** The order currency's decimals (KWD 3): its amounts are exact at them. */
+  exponent: number;
   /** claim (when a referral code was redeemed) → conversion; null while the order does not count. */
   paid_order: PaidOrderInput | null;
   /** Medusa refunds, oldest first, each keyed by its refund id. */
@@ -36,12 +38,14 @@ export function mapMedusaSnapshot(snapshot: MedusaSnapshot): MedusaOrderPlan {
   const email = order.email?.trim();
 
   const value = orderValue(order);
-  const orderRefunds = refunds(order, value);
+  const amount = (minor: Minor) => amountFromMinor(minor, snapshot.exponent);
+  const orderRefunds = refunds(order, value, amount);
   return {
     order_id: order.id,
-    paid_order: counts && email ? paidOrder(snapshot, email, value) : null,
+    exponent: snapshot.exponent,
+    paid_order: counts && email ? paidOrder(snapshot, email, value, amount) : null,
     refunds: orderRefunds,
-    cancellation: canceled ? cancellation(order, value, orderRefunds) : null,
+    cancellation: canceled ? cancellation(order, value, orderRefunds, snapshot.exponent) : null,
   };
 }
 
@@ -50,20 +54,20 @@ export function mapMedusaSnapshot(snapshot: MedusaSnapshot): MedusaOrderPlan {
  * that lower `total`, never `paid_total`), else the total as placed (nothing is refunded yet). So
  * every snapshot of an order names the same value, whichever event it was read for and whenever.
  */
-export function orderValue(order: Order): Cents {
+export function orderValue(order: Order): Minor {
   const paid = order.summary?.paid_total ?? 0;
   return paid > 0 ? paid : order.total;
 }
 
 /** A cancel refunds what was paid and not yet refunded (Medusa emits no payment.refunded for it). */
-function cancellation(order: Order, value: Cents, orderRefunds: RefundInput[]): RefundInput | null {
-  const refunded = orderRefunds.reduce((sum, refund) => sum + (refund.refund_amount == null ? value : toCents(refund.refund_amount)), 0);
+function cancellation(order: Order, value: Minor, orderRefunds: RefundInput[], exponent: number): RefundInput | null {
+  const refunded = orderRefunds.reduce((sum, refund) => sum + (refund.refund_amount == null ? value : toMinor(refund.refund_amount, exponent)), 0);
   const rest = Math.max(0, value - Math.max(refunded, order.summary?.refunded_total ?? 0));
   if (rest === 0) return null;
   return refundInputSchema.parse({
     order_id: order.id,
     refund_id: `cancel:${order.id}`,
-    refund_amount: amountFromCents(rest),
+    refund_amount: amountFromMinor(rest, exponent),
     is_full_refund: false,
     refund_reason: 'order canceled',
     source: 'medusa',
@@ -71,21 +75,21 @@ function cancellation(order: Order, value: Cents, orderRefunds: RefundInput[]): 
   });
 }
 
-function paidOrder(snapshot: MedusaSnapshot, email: string, value: Cents): PaidOrderInput {
+function paidOrder(snapshot: MedusaSnapshot, email: string, value: Minor, amount: (minor: Minor) => number): PaidOrderInput {
   const order = snapshot.order;
   const codes = redeemedCodes(order);
   const adjustments = allAdjustments(order);
   const conversion = conversionInputSchema.parse({
     email,
     order_id: order.id,
-    order_value: amountFromCents(value),
-    order_subtotal: amountFromCents(Math.max(0, value - order.tax_total - order.shipping_total)),
-    total_discount: amountFromCents(order.discount_total),
+    order_value: amount(value),
+    order_subtotal: amount(Math.max(0, value - order.tax_total - order.shipping_total)),
+    total_discount: amount(order.discount_total),
     products: order.items.map((item) => ({
       name: item.title?.trim() || 'Unknown Product',
       quantity: item.quantity,
-      price: amountFromCents(item.unit_price),
-      line_total: amountFromCents(item.total),
+      price: amount(item.unit_price),
+      line_total: amount(item.total),
       ...(item.variant_sku ? { sku: item.variant_sku } : {}),
       attributes: {
         medusa_item_id: item.id ?? null,
@@ -95,7 +99,7 @@ function paidOrder(snapshot: MedusaSnapshot, email: string, value: Cents): PaidO
     })),
     coupons_applied: codes.map((code) => ({
       code,
-      discount_amount: amountFromCents(sumOf(adjustments.filter((adjustment) => sameCode(adjustment.code, code)))),
+      discount_amount: amount(sumOf(adjustments.filter((adjustment) => sameCode(adjustment.code, code)))),
     })),
     currency: order.currency_code?.toUpperCase() ?? null,
     source: 'medusa',
@@ -130,10 +134,10 @@ export function redeemedCodes(order: Order): string[] {
 
 /**
  * Every refund Medusa recorded, oldest first. One is full once the refunds so far reach what was
- * paid (within a minor unit): it then refunds whatever remains, so rounding never leaves a cent.
+ * paid (within a minor unit): it then refunds whatever remains, so rounding never leaves a minor unit.
  */
-function refunds(order: Order, paid: Cents): RefundInput[] {
-  const byId = new Map<string, { id: string; amount: Cents; note?: string | null; created_at?: string | null; payment_id: string | null }>();
+function refunds(order: Order, paid: Minor, amount: (minor: Minor) => number): RefundInput[] {
+  const byId = new Map<string, { id: string; amount: Minor; note?: string | null; created_at?: string | null; payment_id: string | null }>();
   for (const collection of order.payment_collections) {
     for (const payment of collection.payments) {
       for (const refund of payment.refunds) byId.set(refund.id, { ...refund, payment_id: payment.id ?? null });
@@ -143,7 +147,7 @@ function refunds(order: Order, paid: Cents): RefundInput[] {
     .filter((refund) => refund.amount > 0)
     .sort((a, b) => (a.created_at ?? '').localeCompare(b.created_at ?? '') || a.id.localeCompare(b.id));
   const refundedTotal = order.summary?.refunded_total ?? 0;
-  let cumulative: Cents = 0;
+  let cumulative: Minor = 0;
   return ordered.map((refund, index) => {
     cumulative += refund.amount;
     const reported = index === ordered.length - 1 ? Math.max(cumulative, refundedTotal) : cumulative;
@@ -151,11 +155,11 @@ function refunds(order: Order, paid: Cents): RefundInput[] {
     return refundInputSchema.parse({
       order_id: order.id,
       refund_id: refund.id,
-      refund_amount: full ? null : amountFromCents(refund.amount),
+      refund_amount: full ? null : amount(refund.amount),
       is_full_refund: full,
       refund_reason: refund.note?.trim() || null,
       source: 'medusa',
-      metadata: { medusa_refund_amount: amountFromCents(refund.amount), medusa_payment_id: refund.payment_id },
+      metadata: { medusa_refund_amount: amount(refund.amount), medusa_payment_id: refund.payment_id },
     });
   });
 }
@@ -164,7 +168,7 @@ function allAdjustments(order: Order): Adjustment[] {
   return [...order.items.flatMap((item) => item.adjustments), ...order.shipping_methods.flatMap((method) => method.adjustments)];
 }
 
-function sumOf(adjustments: Adjustment[]): Cents {
+function sumOf(adjustments: Adjustment[]): Minor {
   return adjustments.reduce((sum, adjustment) => sum + adjustment.amount, 0);
 }
 

@@ -1,5 +1,6 @@
-import { centsFromDecimal, decimalFromCents } from '../../core/money';
+import { decimalFromMinor, minorFromDecimal } from '../../core/money';
 import type { AdminApi } from './admin-api';
+import { moneyExponent } from './shop-currency';
 
 /**
  * Paid orders and their refunds from the GraphQL Admin API, turned into the REST shapes of the
@@ -333,11 +334,13 @@ function moneySet(money: Money | null): Record<string, unknown> | null {
  * sets in both), with its refunds as the webhook lists them: its current_* amounts are net of those.
  */
 export function toWebhookOrder(order: GraphqlOrder, refunds: GraphqlRefund[]): Record<string, unknown> {
+  // Summed in the shop currency's minor units (fils for a KWD shop).
+  const exponent = moneyExponent(order.currencyCode);
   const codeAmounts = new Map<string, number>();
   const lineItems = order.lineItems.nodes.map((line) => {
     for (const allocation of line.discountAllocations) {
       const code = allocation.discountApplication?.code;
-      if (code) codeAmounts.set(code, (codeAmounts.get(code) ?? 0) + centsFromDecimal(allocation.allocatedAmountSet.shopMoney.amount));
+      if (code) codeAmounts.set(code, (codeAmounts.get(code) ?? 0) + minorFromDecimal(allocation.allocatedAmountSet.shopMoney.amount, exponent));
     }
     return {
       id: idFromGid(line.id),
@@ -379,7 +382,7 @@ export function toWebhookOrder(order: GraphqlOrder, refunds: GraphqlRefund[]): R
     current_shipping_price_set: moneySet(order.currentShippingPriceSet),
     discount_codes: order.discountCodes.map((code) => ({
       code,
-      amount: codeAmounts.has(code) ? decimalFromCents(codeAmounts.get(code)!) : null,
+      amount: codeAmounts.has(code) ? decimalFromMinor(codeAmounts.get(code)!, exponent) : null,
     })),
     note_attributes: order.customAttributes.map((attribute) => ({ name: attribute.key, value: attribute.value })),
     landing_site: order.customerJourneySummary?.lastVisit?.landingPage ?? order.customerJourneySummary?.firstVisit?.landingPage ?? null,

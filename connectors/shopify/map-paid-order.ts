@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { type ConversionInput, conversionInputSchema } from '../../core/conversions/conversion-input';
 import { Invalid } from '../../core/errors';
 import { canonicalIp } from '../../core/fraud/client-ip';
-import { type Cents, amountFromCents, centsFromDecimal, prorate, roundMinor, toCents } from '../../core/money';
+import { type Minor, amountFromMinor, minorFromDecimal, prorate, toMinor } from '../../core/money';
 import { idString } from './parse-lossless-json';
-import { shopExponent } from './shop-currency';
+import { moneyExponent } from './shop-currency';
 import { type MoneySet, type ShopifyLineItem, type ShopifyOrder, orderSchema } from './shopify-payloads';
 
 /** An orders/paid body mapped to the core's input, plus the codes attribution may choose from. */
@@ -21,11 +21,11 @@ export interface MappedPaidOrder {
 const CART_CODE_ATTRIBUTES = ['ref', 'referral_code'];
 const LANDING_CODE_PARAMETERS = ['ref', 'referral', 'adv', 'advocate'];
 
-/** "199.00" or 199 → exact cents; a malformed amount names its field. */
-export function centsOf(value: string | number | null | undefined, field: string): Cents {
+/** "12.345" or 12.345 → exact minor units of a currency with `exponent` decimals; a malformed amount names its field. */
+export function minorOf(value: string | number | null | undefined, exponent: number, field: string): Minor {
   if (value === null || value === undefined || value === '') return 0;
   try {
-    return typeof value === 'number' ? toCents(value) : centsFromDecimal(value);
+    return typeof value === 'number' ? toMinor(value, exponent) : minorFromDecimal(value, exponent);
   } catch {
     throw new Invalid(`${field} is not an amount: ${JSON.stringify(value)}`);
   }
@@ -55,55 +55,62 @@ export function mapPaidOrder(body: unknown, shopDomain: string): MappedPaidOrder
   const orderId = idString(order.id);
   if (!orderId) throw new Invalid('orders/paid: id is missing');
 
-  const refunded = refundedInBody(order);
+  // The shop's currency first: every amount we count is in its minor units (fils for KWD, yen for JPY).
   const currency = order.currency ?? order.total_price_set?.shop_money?.currency_code ?? null;
-  const exponent = shopExponent(currency);
+  const exponent = moneyExponent(currency);
+  const amount = (minor: Minor) => amountFromMinor(minor, exponent);
+  const shop = (set: MoneySet | null | undefined, plain: string | number | null | undefined, field: string) => shopMinor(set, plain, exponent, field);
+  const refunded = refundedInBody(order, exponent);
   const lines = (order.line_items ?? []).map((item, index) => paidLine(item, index, refunded.quantities, exponent));
   const giftCards = lines.filter((line) => line.gift_card).reduce((sum, line) => sum + line.revenue, 0);
   // current_* are net of refunds too: only a body that lists its refunds lets us add them back.
   const current = (set: MoneySet | null | undefined, field: string) =>
-    set?.shop_money?.amount == null || !Array.isArray(order.refunds) ? null : centsOf(set.shop_money.amount, `${field}.shop_money.amount`);
+    set?.shop_money?.amount == null || !Array.isArray(order.refunds) ? null : minorOf(set.shop_money.amount, exponent, `${field}.shop_money.amount`);
   const currentTotal = current(order.current_total_price_set, 'current_total_price_set');
   const currentSubtotal = current(order.current_subtotal_price_set, 'current_subtotal_price_set');
-  const total = currentTotal !== null ? currentTotal + refunded.total : shopCents(order.total_price_set, order.total_price, 'total_price');
+  const total = currentTotal !== null ? currentTotal + refunded.total : shop(order.total_price_set, order.total_price, 'total_price');
   const subtotal =
     currentSubtotal !== null
       ? currentSubtotal + refunded.subtotal
       : order.subtotal_price == null && order.subtotal_price_set == null
         ? null
-        : shopCents(order.subtotal_price_set, order.subtotal_price, 'subtotal_price');
+        : shop(order.subtotal_price_set, order.subtotal_price, 'subtotal_price');
 
   const coupons = (order.discount_codes ?? []).map((discount, index) => ({
     code: discount.code,
-    discount_amount: amountFromCents(codeDiscountCents(order, discount.code) ?? centsOf(discount.amount, `discount_codes.${index}.amount`)),
+    minor: codeDiscount(order, discount.code, exponent) ?? minorOf(discount.amount, exponent, `discount_codes.${index}.amount`),
   }));
   const cart = noteAttributes(order);
   const presentment = order.current_total_price_set?.presentment_money ?? order.total_price_set?.presentment_money;
+  const presentmentCurrency = order.presentment_currency ?? presentment?.currency_code ?? null;
+  const presentmentExponent = moneyExponent(presentment?.currency_code ?? presentmentCurrency);
   const conversion = conversionInputSchema.parse({
     email: email ? email.trim() : null,
     customer_name: customerName(order),
     order_id: orderId,
-    order_value: amountFromCents(total - giftCards),
-    order_subtotal: subtotal === null ? null : amountFromCents(subtotal - giftCards),
-    discount_applied: amountFromCents(coupons.reduce((sum, coupon) => sum + toCents(coupon.discount_amount), 0)),
-    total_discount: amountFromCents(shopCents(order.total_discounts_set, order.total_discounts, 'total_discounts')),
+    order_value: amount(total - giftCards),
+    order_subtotal: subtotal === null ? null : amount(subtotal - giftCards),
+    discount_applied: amount(coupons.reduce((sum, coupon) => sum + coupon.minor, 0)),
+    total_discount: amount(shop(order.total_discounts_set, order.total_discounts, 'total_discounts')),
     visitor_id: cart.get('visitor_id') ?? null,
     customer_id: idString(order.customer?.id),
     customer_ip: canonicalIp(order.browser_ip ?? order.client_details?.browser_ip),
     products: lines.filter((line) => !line.gift_card && line.product.quantity > 0).map((line) => line.product),
-    coupons_applied: coupons,
+    coupons_applied: coupons.map((coupon) => ({ code: coupon.code, discount_amount: amount(coupon.minor) })),
     currency,
     source: 'shopify',
     status: 'completed',
     metadata: {
       shop: shopDomain,
       order_name: order.name ?? null,
-      total_tax: amountFromCents(shopCents(order.total_tax_set, order.total_tax, 'total_tax')),
-      shipping: amountFromCents(shippingCents(order)),
-      // The buyer's currency and total, for display: amounts we count are the shop's.
-      presentment_currency: order.presentment_currency ?? presentment?.currency_code ?? null,
-      ...(presentment?.amount != null ? { presentment_total: amountFromCents(centsOf(presentment.amount, 'presentment_money.amount')) } : {}),
-      ...(giftCards > 0 ? { gift_cards_excluded: amountFromCents(giftCards) } : {}),
+      total_tax: amount(shop(order.total_tax_set, order.total_tax, 'total_tax')),
+      shipping: amount(shippingMinor(order, exponent)),
+      // The buyer's currency and total (in its own decimals), for display: amounts we count are the shop's.
+      presentment_currency: presentmentCurrency,
+      ...(presentment?.amount != null
+        ? { presentment_total: amountFromMinor(minorOf(presentment.amount, presentmentExponent, 'presentment_money.amount'), presentmentExponent) }
+        : {}),
+      ...(giftCards > 0 ? { gift_cards_excluded: amount(giftCards) } : {}),
       ...(email ? {} : { customer: { id: idString(order.customer?.id), phone: order.phone ?? order.customer?.phone ?? null } }),
       ...(order.test ? { test: true } : {}),
     },
@@ -120,45 +127,45 @@ export function mapPaidOrder(body: unknown, shopDomain: string): MappedPaidOrder
   };
 }
 
-/** A MoneyBag's shop amount, else the plain field (reconcile's shape carries shop money there). */
-export function shopCents(set: MoneySet | null | undefined, plain: string | number | null | undefined, field: string): Cents {
+/** A MoneyBag's shop amount, else the plain field (reconcile's shape carries shop money there), in the shop currency's minor units. */
+export function shopMinor(set: MoneySet | null | undefined, plain: string | number | null | undefined, exponent: number, field: string): Minor {
   const amount = set?.shop_money?.amount;
-  return amount != null ? centsOf(amount, `${field}_set.shop_money.amount`) : centsOf(plain, field);
+  return amount != null ? minorOf(amount, exponent, `${field}_set.shop_money.amount`) : minorOf(plain, exponent, field);
 }
 
 /** What the refunds already in the body gave back (shop money), and how many units of each line. */
-function refundedInBody(order: ShopifyOrder) {
+function refundedInBody(order: ShopifyOrder, exponent: number) {
   const quantities = new Map<string, number>();
   let subtotal = 0;
   let total = 0;
   for (const [at, refund] of (order.refunds ?? []).entries()) {
     for (const [index, line] of (refund.refund_line_items ?? []).entries()) {
       const field = `refunds.${at}.refund_line_items.${index}`;
-      const lineSubtotal = shopCents(line.subtotal_set, null, `${field}.subtotal`);
+      const lineSubtotal = shopMinor(line.subtotal_set, null, exponent, `${field}.subtotal`);
       subtotal += lineSubtotal;
-      total += lineSubtotal + shopCents(line.total_tax_set, null, `${field}.total_tax`);
+      total += lineSubtotal + shopMinor(line.total_tax_set, null, exponent, `${field}.total_tax`);
       const lineId = idString(line.line_item_id);
       if (lineId) quantities.set(lineId, (quantities.get(lineId) ?? 0) + (line.quantity ?? 0));
     }
     for (const [index, line] of (refund.refund_shipping_lines ?? []).entries()) {
-      total += shopCents(line.subtotal_amount_set, null, `refunds.${at}.refund_shipping_lines.${index}.subtotal_amount`);
+      total += shopMinor(line.subtotal_amount_set, null, exponent, `refunds.${at}.refund_shipping_lines.${index}.subtotal_amount`);
     }
   }
   return { quantities, subtotal, total };
 }
 
 /** A discount code's amount in shop money: the line allocations of its discount application. */
-function codeDiscountCents(order: ShopifyOrder, code: string): Cents | null {
+function codeDiscount(order: ShopifyOrder, code: string, exponent: number): Minor | null {
   const applications = order.discount_applications ?? [];
-  let cents: Cents | null = null;
+  let minor: Minor | null = null;
   for (const [index, item] of (order.line_items ?? []).entries()) {
     for (const [at, allocation] of (item.discount_allocations ?? []).entries()) {
       const application = applications[allocation.discount_application_index ?? -1];
       if (application?.type !== 'discount_code' || application.code?.toLowerCase() !== code.toLowerCase()) continue;
-      cents = (cents ?? 0) + shopCents(allocation.amount_set, allocation.amount, `line_items.${index}.discount_allocations.${at}.amount`);
+      minor = (minor ?? 0) + shopMinor(allocation.amount_set, allocation.amount, exponent, `line_items.${index}.discount_allocations.${at}.amount`);
     }
   }
-  return cents;
+  return minor;
 }
 
 function customerName(order: ShopifyOrder): string | null {
@@ -166,10 +173,10 @@ function customerName(order: ShopifyOrder): string | null {
   return fromCustomer || order.billing_address?.name?.trim() || null;
 }
 
-function shippingCents(order: ShopifyOrder): Cents {
+function shippingMinor(order: ShopifyOrder, exponent: number): Minor {
   const set = order.total_shipping_price_set?.shop_money?.amount;
-  if (set != null) return centsOf(set, 'total_shipping_price_set.shop_money.amount');
-  return (order.shipping_lines ?? []).reduce((sum, line, index) => sum + centsOf(line.price, `shipping_lines.${index}.price`), 0);
+  if (set != null) return minorOf(set, exponent, 'total_shipping_price_set.shop_money.amount');
+  return (order.shipping_lines ?? []).reduce((sum, line, index) => sum + minorOf(line.price, exponent, `shipping_lines.${index}.price`), 0);
 }
 
 /** Cart attributes (note_attributes) by lower-cased name. */
@@ -198,14 +205,17 @@ export function landingParameters(landingSite: string | null | undefined): strin
 function paidLine(item: ShopifyLineItem, index: number, refundedUnits: Map<string, number>, exponent: number) {
   const lineId = idString(item.id);
   const units = item.current_quantity == null ? item.quantity : item.current_quantity + (refundedUnits.get(lineId ?? '') ?? 0);
-  const unit = shopCents(item.price_set, item.price, `line_items.${index}.price`);
+  const unit = shopMinor(item.price_set, item.price, exponent, `line_items.${index}.price`);
+  const allocated = (item.discount_allocations ?? []).map((allocation, at) =>
+    shopMinor(allocation.amount_set, allocation.amount, exponent, `line_items.${index}.discount_allocations.${at}.amount`),
+  );
   const allocations = (item.discount_allocations ?? []).map((allocation, at) => ({
-    amount: amountFromCents(shopCents(allocation.amount_set, allocation.amount, `line_items.${index}.discount_allocations.${at}.amount`)),
+    amount: amountFromMinor(allocated[at]!, exponent),
     discount_application_index: allocation.discount_application_index ?? null,
   }));
-  const allocated = allocations.reduce((sum, allocation) => sum + toCents(allocation.amount), 0);
-  // Allocations are for the units ordered; an edit that removed some keeps its share.
-  const discount = units === item.quantity ? allocated : roundMinor(prorate(allocated, units, item.quantity), 2, exponent);
+  const allocatedTotal = allocated.reduce((sum, minor) => sum + minor, 0);
+  // Allocations are for the units ordered; an edit that removed some keeps its share (rounded half up to the minor unit).
+  const discount = units === item.quantity ? allocatedTotal : prorate(allocatedTotal, units, item.quantity);
   const revenue = unit * units - discount;
   const attributes: Record<string, unknown> = {
     line_item_id: lineId,
@@ -220,9 +230,9 @@ function paidLine(item: ShopifyLineItem, index: number, refundedUnits: Map<strin
     product: {
       name: item.title || item.name || 'item',
       quantity: units,
-      price: amountFromCents(unit),
+      price: amountFromMinor(unit, exponent),
       // The line's revenue: what the shopper paid for it after its discount allocations.
-      line_total: amountFromCents(revenue),
+      line_total: amountFromMinor(revenue, exponent),
       ...(item.sku ? { sku: item.sku } : {}),
       attributes,
     },

@@ -11,10 +11,10 @@ export async function shopCurrency(api: AdminApi): Promise<string> {
 }
 
 /**
- * The decimals of a shop's currency as far as the mappers' cents can hold them: JPY 0, USD 2; a
- * 3-decimal currency (KWD) is computed in cents (docs/currencies.md). Unknown: 2.
+ * The decimals of a payload's currency (shop or presentment money): JPY 0, USD 2, KWD 3, CLF 4.
+ * None or unknown: 2, as Shopify amounts were read before currencies (the core refuses an unknown code).
  */
-export function shopExponent(code: string | null | undefined): number {
+export function moneyExponent(code: string | null | undefined): number {
   const known = code ? currencyCode(code) : null;
-  return known ? Math.min(2, currencyExponent(known)) : 2;
+  return known ? currencyExponent(known) : 2;
 }

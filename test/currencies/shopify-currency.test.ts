@@ -51,7 +51,7 @@ describe('a Shopify brand sells in its shop\'s currency', () => {
   });
 });
 
-describe('a JPY shop\'s refund paid back in EUR (pure mapping)', () => {
+describe('a refund paid back in the buyer\'s currency (pure mapping)', () => {
   it('converts the EUR transaction at the refund\'s own rate into whole yen', () => {
     const body = variant(fixtureText('refunds-create.usd-shop-eur-buyer.json'), (refund) => {
       const yen = (shop: string, eur: string) => ({ shop_money: { amount: shop, currency_code: 'JPY' }, presentment_money: { amount: eur, currency_code: 'EUR' } });
@@ -60,7 +60,20 @@ describe('a JPY shop\'s refund paid back in EUR (pure mapping)', () => {
     });
     const mapped = mapRefund(parseLosslessJson(body), 'tokyo.myshopify.com');
     // 2.00 EUR × 1000 JPY / 6.10 EUR = 327.87 → 328 yen (half up), never a fraction of a yen.
-    expect(mapped.transactions[0]).toMatchObject({ shop_cents: 32800, presentment_cents: 200, presentment_currency: 'EUR' });
+    expect(mapped.transactions[0]).toMatchObject({ shop_minor: 328, shop_exponent: 0, presentment_minor: 200, presentment_exponent: 2, presentment_currency: 'EUR' });
     expect(mapped.refund.refund_amount).toBe(328);
+  });
+
+  it('converts a USD transaction of a KWD shop into fils, at the refund\'s own rate', () => {
+    const body = variant(fixtureText('refunds-create.kwd-shop.json'), (refund) => {
+      const fils = (kwd: string, usd: string) => ({ shop_money: { amount: kwd, currency_code: 'KWD' }, presentment_money: { amount: usd, currency_code: 'USD' } });
+      Object.assign(refund.refund_line_items[0], { subtotal_set: fils('3.780', '12.29'), total_tax_set: fils('0.335', '1.09') });
+      refund.total_duties_set = fils('0.000', '0.00');
+      Object.assign(refund.transactions[0], { amount: '10.00', currency: 'USD' });
+    });
+    const mapped = mapRefund(parseLosslessJson(body), 'kuwait.myshopify.com');
+    // 10.00 USD × 4.115 KWD / 13.38 USD = 3.07548… → 3.075 KWD (half up, at the fils).
+    expect(mapped.transactions[0]).toMatchObject({ shop_minor: 3075, shop_exponent: 3, presentment_minor: 1000, presentment_exponent: 2, presentment_currency: 'USD' });
+    expect(mapped.refund.refund_amount).toBe(3.075);
   });
 });

@@ -1,6 +1,6 @@
 import type { OrderSnapshot } from '../../connectors/medusa/plugin/src/lib/order-graph';
 import { mapMedusaSnapshot } from '../../connectors/medusa/map-snapshot';
-import { type MedusaSnapshotBody, centsOfMedusaAmount, parseMedusaSnapshot } from '../../connectors/medusa/snapshot-schema';
+import { type MedusaSnapshotBody, minorOfMedusaAmount, parseMedusaSnapshot } from '../../connectors/medusa/snapshot-schema';
 import { Invalid } from '../../core/errors';
 import { type OrderState, snapshotBody } from './order-graphs';
 
@@ -141,13 +141,29 @@ describe('mapping a Medusa order snapshot to core calls', () => {
 
 describe('Medusa amounts', () => {
   it('arrive as numbers, strings or BigNumber-like objects and become exact cents', () => {
-    expect(centsOfMedusaAmount(19.99)).toBe(1999);
-    expect(centsOfMedusaAmount('19.99')).toBe(1999);
-    expect(centsOfMedusaAmount('1e-7')).toBe(0);
-    expect(centsOfMedusaAmount({ value: '1234.565', precision: 20 })).toBe(123457);
-    expect(centsOfMedusaAmount({ numeric: 0.1 + 0.2 })).toBe(30);
-    expect(centsOfMedusaAmount('twelve')).toBeNull();
-    expect(centsOfMedusaAmount(true)).toBeNull();
+    expect(minorOfMedusaAmount(19.99, 2)).toBe(1999);
+    expect(minorOfMedusaAmount('19.99', 2)).toBe(1999);
+    expect(minorOfMedusaAmount('1e-7', 2)).toBe(0);
+    expect(minorOfMedusaAmount({ value: '1234.565', precision: 20 }, 2)).toBe(123457);
+    expect(minorOfMedusaAmount({ numeric: 0.1 + 0.2 }, 2)).toBe(30);
+    expect(minorOfMedusaAmount('twelve', 2)).toBeNull();
+    expect(minorOfMedusaAmount(true, 2)).toBeNull();
+  });
+
+  it('are read in the order currency\'s minor units: fils for KWD, whole yen for JPY', () => {
+    expect(minorOfMedusaAmount(12.345, 3)).toBe(12345);
+    expect(minorOfMedusaAmount({ value: '4.115', precision: 20 }, 3)).toBe(4115);
+    expect(minorOfMedusaAmount('1500', 0)).toBe(1500);
+    expect(minorOfMedusaAmount('12.3456', 4)).toBe(123456);
+  });
+
+  it('are read in the currency_code\'s decimals, or in the brand\'s currency when the order names none', () => {
+    const body = JSON.parse(snapshotBody(order({ paid: 'all' })));
+    body.order.summary.paid_total = '12.3456';
+    expect(parseMedusaSnapshot({ ...body, order: { ...body.order, currency_code: 'kwd' } })).toMatchObject({ exponent: 3, order: { summary: { paid_total: 12346 } } });
+    expect(parseMedusaSnapshot({ ...body, order: { ...body.order, currency_code: 'jpy' } })).toMatchObject({ exponent: 0, order: { summary: { paid_total: 12 } } });
+    expect(parseMedusaSnapshot({ ...body, order: { ...body.order, currency_code: null } }, 'KWD')).toMatchObject({ exponent: 3, order: { summary: { paid_total: 12346 } } });
+    expect(parseMedusaSnapshot(body)).toMatchObject({ exponent: 2, order: { summary: { paid_total: 1235 } } });
   });
 
   it('a malformed amount is a 400 that names its field', () => {

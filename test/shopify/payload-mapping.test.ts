@@ -134,8 +134,8 @@ describe('Shopify payload mapping (pure, on the published fixtures)', () => {
   });
 
   it('maps the refunds/create sample (a restock only) to a refund of 0, keyed by the refund id', () => {
-    const { refund, amount_cents } = mapRefund(parseLosslessJson(fixtureText('refunds-create.webhook-sample.json')), SHOP);
-    expect(amount_cents).toBe(0);
+    const { refund, amount_minor } = mapRefund(parseLosslessJson(fixtureText('refunds-create.webhook-sample.json')), SHOP);
+    expect(amount_minor).toBe(0);
     expect(refund).toMatchObject({ refund_id: '890088186047892400', order_id: '820982911946154500', refund_reason: 'Things were damaged', source: 'shopify' });
   });
 
@@ -151,18 +151,18 @@ describe('Shopify payload mapping (pure, on the published fixtures)', () => {
         { id: 5, kind: 'refund', status: 'success', amount: '0.20' },
       ];
     });
-    const { refund, amount_cents } = mapRefund(parseLosslessJson(text), SHOP);
-    expect(amount_cents).toBe(15030);
+    const { refund, amount_minor } = mapRefund(parseLosslessJson(text), SHOP);
+    expect(amount_minor).toBe(15030);
     expect(refund).toMatchObject({ refund_id: '890088186047892319', order_id: '820982911946154508', refund_amount: 150.3 });
     expect(refund.metadata).toEqual({ shop: SHOP, transaction_ids: ['1', '5'] });
   });
 
   it('converts a refund transaction in the buyer\'s EUR to the shop\'s USD at the refund\'s own rate', () => {
-    const { refund, amount_cents, transactions } = mapRefund(parseLosslessJson(fixtureText('refunds-create.usd-shop-eur-buyer.json')), SHOP);
+    const { refund, amount_minor, transactions } = mapRefund(parseLosslessJson(fixtureText('refunds-create.usd-shop-eur-buyer.json')), SHOP);
     // 550.00 EUR; the refund's lines and taxes are 598.94 USD = 550.00 EUR.
-    expect(amount_cents).toBe(59894);
+    expect(amount_minor).toBe(59894);
     expect(refund).toMatchObject({ refund_id: '509562969', order_id: '450789469', refund_amount: 598.94 });
-    expect(transactions).toEqual([{ transaction_id: '179259969', status: 'success', shop_cents: 59894, presentment_cents: 55000, presentment_currency: 'EUR' }]);
+    expect(transactions).toEqual([{ transaction_id: '179259969', status: 'success', shop_minor: 59894, shop_exponent: 2, presentment_minor: 55000, presentment_exponent: 2, presentment_currency: 'EUR' }]);
     const noRate = variant(fixtureText('refunds-create.usd-shop-eur-buyer.json'), (payload) => {
       payload.transactions[0].currency = 'GBP';
     });
@@ -170,7 +170,7 @@ describe('Shopify payload mapping (pure, on the published fixtures)', () => {
     const shopMoneySet = variant(fixtureText('refunds-create.usd-shop-eur-buyer.json'), (payload) => {
       payload.transactions[0].amount_set = { shop_money: { amount: '598.90', currency_code: 'USD' }, presentment_money: { amount: '550.00', currency_code: 'EUR' } };
     });
-    expect(mapRefund(parseLosslessJson(shopMoneySet), SHOP).amount_cents).toBe(59890);
+    expect(mapRefund(parseLosslessJson(shopMoneySet), SHOP).amount_minor).toBe(59890);
   });
 
   it('maps an order\'s money from shop_money: a USD shop selling in EUR', () => {

@@ -4,9 +4,16 @@ import { updateBrand } from '../../core/brands/brand';
 import { givenAdvocate } from '../helpers/fixtures';
 import { type ShopifyTestContext, inboxRow, installApp, sendWebhook } from './shopify-test-kit';
 
-/** An installed shop whose advocate owns TENOFF (the fixtures' discount code); the reward rule as given, credited at once (no hold). */
-export async function shopWithTenoff(context: ShopifyTestContext, reward: { reward_type: 'fixed' | 'percentage'; reward_value: number } = { reward_type: 'fixed', reward_value: 10 }) {
-  const installed = await installApp(context.app, context.fake, undefined, 'premier');
+/**
+ * An installed shop whose advocate owns TENOFF (the fixtures' discount code); the reward rule as
+ * given, credited at once (no hold). `currency`: the shop's (so its brand's), USD unless given.
+ */
+export async function shopWithTenoff(
+  context: ShopifyTestContext,
+  reward: { reward_type: 'fixed' | 'percentage'; reward_value: number } = { reward_type: 'fixed', reward_value: 10 },
+  currency?: string,
+) {
+  const installed = await installApp(context.app, context.fake, undefined, 'premier', currency);
   await updateBrand(context.app.db, installed.brandId, { ...reward, reward_hold_days: 0 });
   const advocate = await givenAdvocate(context.app.db, installed.brandId, { code: 'TENOFF' });
   return { ...installed, advocate };

@@ -1,6 +1,6 @@
 import { currencyCode, currencyExponent, requireCurrency } from '../../core/currency';
 import { Invalid } from '../../core/errors';
-import { amountFromMinor, convertShare, decimalFromMinor, decimalsOf, exactMinor, minorFromDecimal, parseExchangeRate, percentOf, roundMinor, toMinor } from '../../core/money';
+import { amountFromMinor, convertShare, decimalFromMinor, decimalsOf, exactMinor, minorFromDecimal, parseExchangeRate, percentOf, toMinor } from '../../core/money';
 
 describe('minor units with an exponent', () => {
   it('takes each currency’s exponent from ISO 4217, not from CLDR where they differ', () => {
@@ -47,9 +47,5 @@ describe('minor units with an exponent', () => {
     expect(convertShare(15000, 0, parseExchangeRate('0.0067')!, 2, 10)).toBe(1005); // 15000 JPY × 10 % → 10.05 USD
     expect(convertShare(12345, 3, parseExchangeRate('3.25')!, 2)).toBe(4012); // 12.345 KWD → 40.12125 USD
     expect(percentOf(1500, 10)).toBe(150);
-  });
-
-  it('rounds finer minor units half up to a coarser currency', () => {
-    expect([roundMinor(32787, 2, 0), roundMinor(32750, 2, 0), roundMinor(32749, 2, 0), roundMinor(1999, 2, 2)]).toEqual([32800, 32800, 32700, 1999]);
   });
 });

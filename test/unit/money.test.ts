@@ -1,20 +1,22 @@
 import { Invalid } from '../../core/errors';
-import { amountFromCents, centsFromDecimal, decimalFromCents, hasAtMostDecimals, isWholeCents, percentOf, prorate, toCents } from '../../core/money';
+import { amountFromMinor, decimalFromMinor, hasAtMostDecimals, minorFromDecimal, percentOf, prorate, toMinor } from '../../core/money';
+
+// Cents are minor units at exponent 2 (USD, EUR): what these amounts were before currencies.
 
 describe('money', () => {
   it('turns major units into cents without binary noise', () => {
-    expect(toCents(19.99)).toBe(1999);
-    expect(toCents(1.005)).toBe(101);
-    expect(toCents(0.1 + 0.2)).toBe(30);
-    expect(toCents(120)).toBe(12000);
+    expect(toMinor(19.99, 2)).toBe(1999);
+    expect(toMinor(1.005, 2)).toBe(101);
+    expect(toMinor(0.1 + 0.2, 2)).toBe(30);
+    expect(toMinor(120, 2)).toBe(12000);
   });
 
   it('round-trips numeric(14,2) text exactly', () => {
-    expect(centsFromDecimal('999999999999.99')).toBe(99999999999999);
-    expect(decimalFromCents(99999999999999)).toBe('999999999999.99');
-    expect(decimalFromCents(-5)).toBe('-0.05');
-    expect(centsFromDecimal('-0.05')).toBe(-5);
-    expect(amountFromCents(1234)).toBe(12.34);
+    expect(minorFromDecimal('999999999999.99', 2)).toBe(99999999999999);
+    expect(decimalFromMinor(99999999999999, 2)).toBe('999999999999.99');
+    expect(decimalFromMinor(-5, 2)).toBe('-0.05');
+    expect(minorFromDecimal('-0.05', 2)).toBe(-5);
+    expect(amountFromMinor(1234, 2)).toBe(12.34);
   });
 
   it('computes percentages and pro-rata shares in integer arithmetic, rounding half up', () => {
@@ -25,13 +27,13 @@ describe('money', () => {
   });
 
   it('refuses amounts beyond numeric(14,2) as invalid input', () => {
-    expect(() => toCents(1e13)).toThrow(Invalid);
-    expect(() => toCents(1e13)).toThrow('amount 10000000000000 is out of range (at most 999999999999.99)');
+    expect(() => toMinor(1e13, 2)).toThrow(Invalid);
+    expect(() => toMinor(1e13, 2)).toThrow('amount 10000000000000 is out of range (at most 999999999999.99)');
   });
 
   it('tells whole cents (at most 2 decimals, binary noise aside) from amounts below one minor unit', () => {
-    for (const amount of [0, 1, 19.99, 0.1 + 0.2, 999999999999.99, 1e12]) expect(isWholeCents(amount)).toBe(true);
-    for (const amount of [1e-9, 0.001, 10.005, 19.999, 5e-324, Number.NaN, Number.POSITIVE_INFINITY]) expect(isWholeCents(amount)).toBe(false);
+    for (const amount of [0, 1, 19.99, 0.1 + 0.2, 999999999999.99, 1e12]) expect(hasAtMostDecimals(amount, 2)).toBe(true);
+    for (const amount of [1e-9, 0.001, 10.005, 19.999, 5e-324, Number.NaN, Number.POSITIVE_INFINITY]) expect(hasAtMostDecimals(amount, 2)).toBe(false);
   });
 
   it('allows percentages up to four decimals', () => {

@@ -2,10 +2,12 @@ import type { Knex } from 'knex';
 import type { Brand } from '../../../core/brands/brand';
 import { lockKey } from '../../../core/db/advisory-lock';
 import { NotFound } from '../../../core/errors';
-import { type Cents, amountFromCents, centsFromDecimal, decimalFromCents, toCents } from '../../../core/money';
+import { currencyExponent } from '../../../core/currency';
+import { type Minor, amountFromMinor, decimalFromMinor, minorFromDecimal, toMinor } from '../../../core/money';
 import { recordRefund } from '../../../core/refunds/record-refund';
 import type { RefundInput } from '../../../core/refunds/refund-input';
 import type { RefundTransaction } from '../map-refund';
+import { moneyExponent } from '../shop-currency';
 import { type HandlerOutcome, RetryLater } from './topic-handler';
 
 /**
@@ -48,8 +50,8 @@ export async function keepTransactions(
     order_id: orderId,
     refund_id: refundId,
     status: transaction.status,
-    shop_amount: transaction.shop_cents === null ? null : decimalFromCents(transaction.shop_cents),
-    presentment_amount: decimalFromCents(transaction.presentment_cents),
+    shop_amount: transaction.shop_minor === null ? null : decimalFromMinor(transaction.shop_minor, transaction.shop_exponent),
+    presentment_amount: decimalFromMinor(transaction.presentment_minor, transaction.presentment_exponent),
     presentment_currency: transaction.presentment_currency,
   }));
   await trx('shopify_refund_transactions')
@@ -91,11 +93,13 @@ export async function countRefund(trx: Knex.Transaction, brand: Brand, refund: R
     return { outcome: 'ignored: no money refunded', result: summary };
   }
   const key = rows.some((row) => row.counted_by !== null) ? `${refund.refund_id}:${due[0]!.transaction_id}` : refund.refund_id;
-  const cents = due.reduce((sum, row) => sum + centsFromDecimal(row.shop_amount), 0);
+  // Shop money is the brand's currency (the install and `shopify connect` make it so).
+  const exponent = currencyExponent(brand.currency);
+  const minor = due.reduce((sum, row) => sum + minorFromDecimal(row.shop_amount, exponent), 0);
   const outcome = await recordShopifyRefund(trx, brand, {
     order_id: refund.order_id,
     refund_id: key,
-    refund_amount: amountFromCents(cents),
+    refund_amount: amountFromMinor(minor, exponent),
     refund_reason: refund.reason ?? null,
     source: 'shopify',
     metadata: {
@@ -115,8 +119,9 @@ export async function countRefund(trx: Knex.Transaction, brand: Brand, refund: R
 function presentmentOf(rows: TransactionRow[]): Record<string, unknown> {
   const currencies = new Set(rows.map((row) => row.presentment_currency));
   if (currencies.size !== 1 || rows[0]!.presentment_currency === null) return {};
-  const cents = rows.reduce((sum, row) => sum + centsFromDecimal(row.presentment_amount), 0);
-  return { presentment_currency: rows[0]!.presentment_currency, presentment_amount: amountFromCents(cents) };
+  const exponent = moneyExponent(rows[0]!.presentment_currency);
+  const minor = rows.reduce((sum, row) => sum + minorFromDecimal(row.presentment_amount, exponent), 0);
+  return { presentment_currency: rows[0]!.presentment_currency, presentment_amount: amountFromMinor(minor, exponent) };
 }
 
 /**
@@ -127,11 +132,10 @@ function presentmentOf(rows: TransactionRow[]): Record<string, unknown> {
 export async function recordShopifyRefund(trx: Knex.Transaction, brand: Brand, input: Omit<RefundInput, 'metadata'> & { metadata: Record<string, unknown> }): Promise<HandlerOutcome> {
   const orderId = input.order_id!;
   try {
-    const remaining = await remainingRefundable(trx, brand.brand_id, orderId);
-    if (remaining === 0) return { outcome: 'ignored: nothing left to refund (cancelled or refunded already)', result: { order_id: orderId, refund_id: input.refund_id } };
-    const asked = input.refund_amount == null ? null : toCents(input.refund_amount);
-    const amount = asked !== null && remaining !== null ? Math.min(asked, remaining) : asked;
-    const result = await recordRefund(trx, brand, { ...input, refund_amount: amount === null ? null : amountFromCents(amount) });
+    const left = await remainingRefundable(trx, brand.brand_id, orderId);
+    if (left?.remaining === 0) return { outcome: 'ignored: nothing left to refund (cancelled or refunded already)', result: { order_id: orderId, refund_id: input.refund_id } };
+    const amount = input.refund_amount == null || left === null ? input.refund_amount : amountFromMinor(Math.min(toMinor(input.refund_amount, left.exponent), left.remaining), left.exponent);
+    const result = await recordRefund(trx, brand, { ...input, refund_amount: amount });
     return {
       outcome: result.duplicate ? 'duplicate_refund' : 'refund_recorded',
       result: {
@@ -156,8 +160,10 @@ export async function recordShopifyRefund(trx: Knex.Transaction, brand: Brand, i
   }
 }
 
-/** What is left to refund on the order's conversion; null: no conversion (the core says so). */
-async function remainingRefundable(trx: Knex.Transaction, brandId: string, orderId: string): Promise<Cents | null> {
-  const row = await trx('conversions').where({ brand_id: brandId, order_id: orderId }).first('order_value', 'refunded_total');
-  return row ? centsFromDecimal(row.order_value) - centsFromDecimal(row.refunded_total) : null;
+/** What is left to refund on the order's conversion, in its currency's minor units; null: no conversion (the core says so). */
+async function remainingRefundable(trx: Knex.Transaction, brandId: string, orderId: string): Promise<{ remaining: Minor; exponent: number } | null> {
+  const row = await trx('conversions').where({ brand_id: brandId, order_id: orderId }).first('order_value', 'refunded_total', 'currency');
+  if (!row) return null;
+  const exponent = moneyExponent(row.currency);
+  return { remaining: minorFromDecimal(row.order_value, exponent) - minorFromDecimal(row.refunded_total, exponent), exponent };
 }
