@@ -112,6 +112,7 @@ export async function activityPage(ctx: Ctx): Promise<void> {
       ['email', (item) => item.email],
       ['order_id', (item) => item.order_id],
       ['amount', (item) => item.amount],
+      ['currency', (item) => item.currency],
       ['status_or_channel', (item) => item.detail],
     ], page.rows);
   }

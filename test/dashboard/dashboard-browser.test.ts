@@ -167,7 +167,7 @@ describeInBrowser('the dashboard in a real browser (Chromium)', () => {
     await page.waitForURL(/kind=refund/);
     const rows = page.locator('tbody tr');
     expect(await rows.count()).toBe(1);
-    expect(await rows.first().innerText()).toMatch(/\trefund\tBEN20\tcarol@example.com\tNW-1002\t20\.00\tpartial_refund$/);
+    expect(await rows.first().innerText()).toMatch(/\trefund\tBEN20\tcarol@example.com\tNW-1002\t20\.00 USD\tpartial_refund$/);
 
     await page.getByRole('link', { name: 'Revenue by product' }).click();
     await page.locator('.uplot canvas').first().waitFor();

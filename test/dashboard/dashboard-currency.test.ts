@@ -72,6 +72,15 @@ describe('a USD brand with an order in EUR', () => {
     expect(tableRows(products.text)).toEqual(['JKT-1\tJKT-1\tRain Jacket\t2\t2\t158.24 USD']);
     expect((await agent.get('/dashboard/products?period=7&format=csv')).text).toBe('product,sku,names,orders,quantity,revenue,currency\r\nJKT-1,JKT-1,Rain Jacket,2,2,158.24,USD\r\n');
 
+    // The activity feed shows each order and refund in the order's own currency.
+    const activity = await agent.get('/dashboard/activity?period=7&kind=conversion&kind=refund');
+    expect(tableRows(activity.text).map((row) => row.split('\t').slice(1).join(' | '))).toEqual([
+      `refund | ${advocate.code} | buyer-${eur.orderId}@example.com | ${eur.orderId} | 20.00 EUR | partial_refund`,
+      expect.stringMatching(/^conversion \| .* \| 50\.00 USD \| completed$/),
+      `conversion | ${advocate.code} | buyer-${eur.orderId}@example.com | ${eur.orderId} | 99.99 EUR | partial_refund`,
+    ]);
+    expect((await agent.get('/dashboard/activity?period=7&kind=refund&format=csv')).text).toMatch(/^at,kind,id,code,email,order_id,amount,currency,status_or_channel\r\n[^,]+,refund,\d+,\w+,[^,]+,[^,]+,20,EUR,partial_refund\r\n$/);
+
     // The advocate's history names the order's own currency next to its value.
     const history = await agent.get(`/dashboard/advocates/${advocate.advocateId}`);
     expect(tableRows(history.text)).toContain(`${tableRows(history.text)[0]!.split('\t')[0]}\tRefund after approval\t-2.16 USD\tapproved\t${eur.orderId}\t99.99 EUR\tpartial_refund`);
