@@ -10,8 +10,9 @@ import { runStatements } from './run-statements';
 //   voided (void + hold_void) and paid (payout).
 // - the period indexes of conversions carry exchange_rate (and the advocate one status), so the
 //   converted revenue is still an index-only scan.
-// - held rewards' ledger entries by reward: "held now" sums them for the brand's pending and
-//   in-review rewards only, not over the whole ledger.
+// - "held now" (the overview): the brand's pending and in-review rewards (their amounts, index-only)
+//   less the refunds taken off them during the hold (hold_reversal entries since the oldest held
+//   reward), never a scan of the whole ledger.
 const REPORT_TABLES = ['report_days', 'report_day_products', 'report_day_products_done', 'report_hours', 'report_hour_products', 'report_hour_products_done'];
 const FIGURE_COLUMNS = ['revenue', 'refunded', 'credits', 'reversals', 'redemptions', 'redemption_returns'];
 const LIFECYCLE_COLUMNS = ['approvals', 'voids', 'payouts'];
@@ -36,14 +37,15 @@ DROP INDEX IF EXISTS conversions_by_created;
 CREATE INDEX conversions_by_created ON conversions (brand_id, created_at) INCLUDE (conversion_id, advocate_id, status, order_value, refunded_total, exchange_rate);
 DROP INDEX IF EXISTS conversions_by_advocate;
 CREATE INDEX conversions_by_advocate ON conversions (brand_id, advocate_id, created_at) INCLUDE (status, order_value, refunded_total, exchange_rate);
-CREATE INDEX reward_ledger_held_by_reward ON reward_ledger (brand_id, reward_id) INCLUDE (amount)
-  WHERE reward_id IS NOT NULL AND kind IN ('hold', 'hold_reversal', 'release', 'hold_void');
+CREATE INDEX rewards_held ON rewards (brand_id, created_at) INCLUDE (amount) WHERE status IN ('pending', 'in_review');
+CREATE INDEX reward_ledger_hold_reversals ON reward_ledger (brand_id, created_at) INCLUDE (reward_id, amount) WHERE kind = 'hold_reversal';
 ${conversionsTriggers('status, order_value, refunded_total, exchange_rate, created_at')}
 `;
 
 const downSql = `
 ${conversionsTriggers('status, order_value, refunded_total, created_at')}
-DROP INDEX IF EXISTS reward_ledger_held_by_reward;
+DROP INDEX IF EXISTS reward_ledger_hold_reversals;
+DROP INDEX IF EXISTS rewards_held;
 DROP INDEX IF EXISTS conversions_by_advocate;
 CREATE INDEX conversions_by_advocate ON conversions (brand_id, advocate_id, created_at) INCLUDE (order_value, refunded_total);
 DROP INDEX IF EXISTS conversions_by_created;

@@ -145,22 +145,28 @@ async function dayRows(db: Knex, brandId: string, exponent: number, period: Peri
 }
 
 /**
- * The brand's held rewards as of now: its pending and in-review rewards (their status index) and
- * each one's held-bucket entries (hold, hold_reversal; release and hold_void only once it leaves).
- * Bounded by how many rewards are held, not by the ledger's length.
+ * The brand's held rewards as of now: its pending and in-review rewards' amounts (an index-only
+ * scan of the held ones) less what refunds took off them during the hold (the hold_reversal
+ * entries written since the oldest of them, each checked against its reward's status). Bounded by
+ * how many rewards are held, not by the ledger's length. Equals the sum of the held kinds
+ * (docs/reward-lifecycle.md): a held reward has its hold and hold reversals and nothing else yet.
  */
 async function heldRewards(db: Knex, brandId: string, money: ReturnType<typeof reportAmounts>): Promise<HeldRewards> {
-  const result = await db.raw<{ rows: Array<{ rewards: number; amount: string | null }> }>(
-    `SELECT count(*)::int AS rewards, sum(h.amount) AS amount
-       FROM rewards r
-       CROSS JOIN LATERAL (SELECT coalesce(sum(l.amount), 0) AS amount FROM reward_ledger l
-                            WHERE l.brand_id = r.brand_id AND l.reward_id = r.reward_id
-                              AND l.kind IN ('hold', 'hold_reversal', 'release', 'hold_void')) h
-      WHERE r.brand_id = :brandId AND r.status IN ('pending', 'in_review')`,
+  const result = await db.raw<{ rows: Array<{ rewards: number; amount: string | null; reversed: string | null }> }>(
+    `WITH held AS (
+       SELECT count(*)::int AS rewards, sum(amount) AS amount, min(created_at) AS since
+         FROM rewards WHERE brand_id = :brandId AND status IN ('pending', 'in_review')
+     )
+     SELECT held.rewards, held.amount,
+            (SELECT sum(l.amount) FROM reward_ledger l
+               JOIN rewards r ON r.brand_id = l.brand_id AND r.reward_id = l.reward_id
+              WHERE l.brand_id = :brandId AND l.kind = 'hold_reversal' AND l.created_at >= held.since
+                AND r.status IN ('pending', 'in_review')) AS reversed
+       FROM held`,
     { brandId },
   );
   const row = result.rows[0];
-  return { rewards: row?.rewards ?? 0, amount: money.amount(money.minor(row?.amount)) };
+  return { rewards: row?.rewards ?? 0, amount: money.amount(money.minor(row?.amount) + money.minor(row?.reversed)) };
 }
 
 interface DaySum {

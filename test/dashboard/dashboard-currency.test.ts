@@ -158,29 +158,37 @@ describe('the reward lifecycle on the overview, the advocates table and an advoc
     };
     expect(await figures()).toEqual(['15.00 USD', '0.00 USD', '0.00 USD', '0.00 USD', '15.00 USD', '2']);
 
+    // 20 of the second order's 50 refunded during its hold: 2.00 leaves the held reward.
+    const refund = await t.http.post('/api/v1/track/refund').set(brand.headers).send({ order_id: second.orderId, refund_amount: 20, is_full_refund: false, refund_id: 'hal-r1' });
+    expect(refund.status).toBe(200);
+    expect(await figures()).toEqual(['15.00 USD', '0.00 USD', '0.00 USD', '0.00 USD', '13.00 USD', '2']);
+
     // The first reward's hold ends; the approval job approves it (and only it).
     await t.db('rewards').where({ brand_id: brand.brandId, reward_id: await rewardOf(first.conversionId) }).update({ hold_until: t.db.raw(`now() - interval '1 second'`) });
     await approveDueRewards(t.db);
-    expect(await figures()).toEqual(['15.00 USD', '10.00 USD', '0.00 USD', '0.00 USD', '5.00 USD', '1']);
-    expect(tableRows((await agent.get('/dashboard/advocates?period=7')).text)).toEqual([`Hal\thal@example.com\t${advocate.code}\t2\t150.00 USD\t10.00 USD\t5.00 USD`]);
+    expect(await figures()).toEqual(['15.00 USD', '10.00 USD', '0.00 USD', '0.00 USD', '3.00 USD', '1']);
+    expect(tableRows((await agent.get('/dashboard/advocates?period=7')).text)).toEqual([`Hal\thal@example.com\t${advocate.code}\t2\t150.00 USD\t10.00 USD\t3.00 USD`]);
 
     // The held one is voided; 4.00 of the approved one is paid out.
     const voided = await t.http.post(`/api/v1/rewards/${await rewardOf(second.conversionId)}/void`).set(brand.headers).send({ reason: 'duplicate order' });
     expect(voided.status).toBe(200);
     const record = await getBrand(t.db, brand.brandId);
     await inTransaction(t.db, (trx) => markPaid(trx, record, [{ row: 2, payout_id: 'hal-1', advocate_id: advocate.advocateId, amount: 4 }], 'cli'));
-    expect(await figures()).toEqual(['15.00 USD', '10.00 USD', '4.00 USD', '5.00 USD', '0.00 USD', '0']);
+    expect(await figures()).toEqual(['15.00 USD', '10.00 USD', '4.00 USD', '3.00 USD', '0.00 USD', '0']);
+    const overview = await agent.get('/dashboard?period=7');
+    expect(metric(overview.text, 'rewards-reversed')).toBe('2.00 USD');
     expect(tableRows((await agent.get('/dashboard/advocates?period=7')).text)).toEqual([`Hal\thal@example.com\t${advocate.code}\t2\t150.00 USD\t6.00 USD\t0.00 USD`]);
 
     const history = await agent.get(`/dashboard/advocates/${advocate.advocateId}`);
-    expect(['balance', 'pending', 'approved', 'paid', 'voided'].map((name) => metric(history.text, name))).toEqual(['6.00 USD', '0.00 USD', '6.00 USD', '4.00 USD', '5.00 USD']);
+    expect(['balance', 'pending', 'approved', 'paid', 'voided'].map((name) => metric(history.text, name))).toEqual(['6.00 USD', '0.00 USD', '6.00 USD', '4.00 USD', '3.00 USD']);
     expect(tableHeader(history.text)).toEqual(['When', 'Entry', 'Amount (USD)', 'Reward status', 'Order', 'Order value', 'Order status']);
     // Newest first, without the time column: the entry's name, amount, its reward's status now, the order.
     expect(tableRows(history.text).map((row) => row.split('\t').slice(1, 5).join(' | '))).toEqual([
       'Paid out | -4.00 USD |  | ',
-      `Voided while held | -5.00 USD | voided | ${second.orderId}`,
+      `Voided while held | -3.00 USD | voided | ${second.orderId}`,
       `Approved | 10.00 USD | approved | ${first.orderId}`,
       `Hold ended | -10.00 USD | approved | ${first.orderId}`,
+      `Refund during hold | -2.00 USD | voided | ${second.orderId}`,
       `Earned, on hold | 5.00 USD | voided | ${second.orderId}`,
       `Earned, on hold | 10.00 USD | approved | ${first.orderId}`,
     ]);
