@@ -12,15 +12,18 @@ import { setPageSecurityHeaders } from './security-headers';
 const eta = new Eta({ views: dashboardDir('views'), autoEscape: true, cache: true });
 
 const moneyFormats = new Map<number, Intl.NumberFormat>();
-/** An amount with its currency's decimals (JPY none, USD two, KWD three) and its code: "1,234.50 USD". */
-function formatMoney(value: number, currency?: string): string {
+/**
+ * An amount with its currency's decimals (JPY none, USD two, KWD three) and, unless `withCode` is
+ * false (a table whose header names the currency), its code: "1,234.50 USD".
+ */
+function formatMoney(value: number, currency?: string, withCode = true): string {
   const exponent = currency ? currencyExponent(currency) : 2;
   let format = moneyFormats.get(exponent);
   if (!format) {
     format = new Intl.NumberFormat('en-US', { minimumFractionDigits: exponent, maximumFractionDigits: exponent });
     moneyFormats.set(exponent, format);
   }
-  return currency ? `${format.format(value)} ${currency}` : format.format(value);
+  return currency && withCode ? `${format.format(value)} ${currency}` : format.format(value);
 }
 const countFormat = new Intl.NumberFormat('en-US');
 
@@ -40,7 +43,9 @@ function helpers(ctx: Ctx, viewer: DashboardViewer | null) {
   const kept = embeddedParams(ctx, viewer?.embedded ?? null);
   return {
     /** With a currency: its decimals and its code ("245.50 USD", "1,500 JPY"); without, two decimals. */
-    money: formatMoney,
+    money: (value: number, currency?: string) => formatMoney(value, currency),
+    /** For a table column whose header names the currency ("Revenue (JPY)"): its decimals, no code. */
+    amount: (value: number, currency: string) => formatMoney(value, currency, false),
     count: (value: number) => countFormat.format(value),
     time: (value: Date) => value.toISOString().replace('T', ' ').slice(0, 16) + ' UTC',
     asset: assetUrl,
