@@ -16,6 +16,7 @@ import * as currencies from './20261205_0014_currencies';
 import * as outboundWebhooks from './20261206_0015_outbound_webhooks';
 import * as dashboard from './20261207_0016_dashboard';
 import * as rewardAmountsInCurrency from './20261208_0017_reward_amounts_in_currency';
+import * as reportMoney from './20261209_0018_report_money';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -42,4 +43,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['20261206_0015_outbound_webhooks', outboundWebhooks],
   ['20261207_0016_dashboard', dashboard],
   ['20261208_0017_reward_amounts_in_currency', rewardAmountsInCurrency],
+  ['20261209_0018_report_money', reportMoney],
 ];

@@ -1,9 +1,12 @@
+import { currencyCode, currencyExponent } from '../currency';
 import type { Executor } from '../db/transaction';
 import { NotFound } from '../errors';
-import { rewardBalance } from '../ledger/reward-ledger';
-import { amountFromCents, centsFromDecimal } from '../money';
+import type { LedgerEntryKind } from '../ledger/entry-kind';
+import { type RewardBalance, rewardBalance } from '../ledger/reward-ledger';
+import { amountFromMinor, minorFromDecimal } from '../money';
 import { type Page, containsPattern, pageOf } from './page';
 import type { Period } from './period';
+import { inBrandCurrency, reportAmounts, reportCurrency } from './report-currency';
 
 export interface AdvocateRow {
   advocate_id: number;
@@ -11,11 +14,18 @@ export interface AdvocateRow {
   first_name: string;
   last_name: string | null;
   codes: string;
-  /** Paid conversions and their order value within the period. */
+  /** Paid conversions and their order value within the period, in the brand's currency. */
   conversions: number;
   revenue: number;
   /** All-time spendable reward balance: approved − paid − redeemed (held rewards not counted). */
   balance: number;
+  /** Held now: pending and in-review rewards, net of refunds during the hold (not spendable yet). */
+  pending: number;
+}
+
+/** A page of advocates; every money figure is in `currency`, the brand's. */
+export interface AdvocatesPage extends Page<AdvocateRow> {
+  currency: string;
 }
 
 export interface AdvocatesQuery {
@@ -34,13 +44,16 @@ interface AdvocateRecord {
   conversions: number;
   revenue: string | null;
   balance: string | null;
+  pending: string | null;
 }
 
 /**
  * Advocates, oldest first, matching `search` in the email, name or any code; each page's
  * conversion figures are summed for its rows only, over the period.
  */
-export async function advocatesReport(db: Executor, brandId: string, query: AdvocatesQuery): Promise<Page<AdvocateRow>> {
+export async function advocatesReport(db: Executor, brandId: string, query: AdvocatesQuery): Promise<AdvocatesPage> {
+  const currency = await reportCurrency(db, brandId);
+  const money = reportAmounts(currency);
   const search = query.search?.trim();
   const pattern = search ? containsPattern(search.toLowerCase()) : null;
   const result = await db.raw<{ rows: AdvocateRecord[] }>(
@@ -54,19 +67,23 @@ export async function advocatesReport(db: Executor, brandId: string, query: Advo
         ORDER BY a.advocate_id
         LIMIT :limit OFFSET :offset
      )
-     SELECT page.*, codes.codes, stats.conversions, stats.revenue, ledger.balance
+     SELECT page.*, codes.codes, stats.conversions, stats.revenue, ledger.balance, ledger.pending
        FROM page
        LEFT JOIN LATERAL (SELECT string_agg(rc.code, ', ' ORDER BY rc.created_at, rc.code) AS codes FROM referral_codes rc
                            WHERE rc.brand_id = :brandId AND rc.advocate_id = page.advocate_id) codes ON true
-       LEFT JOIN LATERAL (SELECT count(*)::int AS conversions, sum(c.order_value) AS revenue FROM conversions c
+       LEFT JOIN LATERAL (SELECT count(*)::int AS conversions, sum(${inBrandCurrency('c.order_value', 'c.exchange_rate')}) AS revenue FROM conversions c
                            WHERE c.brand_id = :brandId AND c.advocate_id = page.advocate_id
                              AND c.created_at >= :from AND c.created_at < :to AND c.status <> 'pending') stats ON true
-       -- Spendable: every entry but the held bucket's (pending and in-review rewards, docs/reward-lifecycle.md).
-       LEFT JOIN LATERAL (SELECT sum(l.amount) FILTER (WHERE l.kind NOT IN ('hold', 'hold_reversal', 'release', 'hold_void')) AS balance FROM reward_ledger l
+       -- Spendable: every entry but the held bucket's (pending and in-review rewards, docs/reward-lifecycle.md);
+       -- pending: the held bucket's.
+       LEFT JOIN LATERAL (SELECT sum(l.amount) FILTER (WHERE l.kind NOT IN ('hold', 'hold_reversal', 'release', 'hold_void')) AS balance,
+                                 sum(l.amount) FILTER (WHERE l.kind IN ('hold', 'hold_reversal', 'release', 'hold_void')) AS pending
+                            FROM reward_ledger l
                            WHERE l.brand_id = :brandId AND l.advocate_id = page.advocate_id) ledger ON true
       ORDER BY page.advocate_id`,
     {
       brandId,
+      exponent: currency.exponent,
       pattern,
       from: query.period.from,
       to: query.period.to,
@@ -81,29 +98,64 @@ export async function advocatesReport(db: Executor, brandId: string, query: Advo
     last_name: row.last_name,
     codes: row.codes ?? '',
     conversions: row.conversions ?? 0,
-    revenue: amountFromCents(centsFromDecimal(row.revenue ?? '0')),
-    balance: amountFromCents(centsFromDecimal(row.balance ?? '0')),
+    revenue: money.amount(money.minor(row.revenue)),
+    balance: money.amount(money.minor(row.balance)),
+    pending: money.amount(money.minor(row.pending)),
   }));
-  return pageOf(rows, query.page, query.perPage);
+  return { ...pageOf(rows, query.page, query.perPage), currency: currency.currency };
 }
+
+/** Each ledger entry kind as a merchant reads it (docs/reward-lifecycle.md). */
+export const ENTRY_LABELS: Record<LedgerEntryKind, string> = {
+  hold: 'Earned, on hold',
+  hold_reversal: 'Refund during hold',
+  release: 'Hold ended',
+  hold_void: 'Voided while held',
+  review: 'Passed review',
+  credit: 'Approved',
+  reversal: 'Refund after approval',
+  void: 'Voided',
+  payout: 'Paid out',
+  redemption: 'Redeemed',
+  redemption_return: 'Redemption refunded',
+};
 
 export interface AdvocateHistoryEntry {
   at: Date;
-  kind: string;
+  kind: LedgerEntryKind;
+  /** The kind as a merchant reads it (ENTRY_LABELS). */
+  entry: string;
+  /** In the brand's currency (every ledger entry is). */
   amount: number;
+  /** The status of the reward the entry belongs to, now (in_review, pending, approved, voided); null for redemptions. */
+  reward_status: string | null;
   conversion_id: number | null;
   order_id: string | null;
+  /** In the order's own currency (order_currency). */
   order_value: number | null;
+  order_currency: string | null;
   status: string | null;
 }
 
 export interface AdvocateHistory {
-  advocate: Omit<AdvocateRow, 'conversions' | 'revenue' | 'balance'>;
+  advocate: Omit<AdvocateRow, 'conversions' | 'revenue' | 'balance' | 'pending'>;
+  /** The advocate's figures (docs/reward-lifecycle.md "Balance figures"), in `currency`. */
+  currency: string;
   credited: number;
   reversed: number;
   redeemed: number;
   balance: number;
+  pending: number;
+  approved: number;
+  paid: number;
+  voided: number;
   entries: Page<AdvocateHistoryEntry>;
+}
+
+/** The decimals of an order's currency; a code no longer known (old free text) reads as two. */
+function orderExponent(code: string | null): number {
+  const known = code === null ? null : currencyCode(code);
+  return known === null ? 2 : currencyExponent(known);
 }
 
 /** One advocate's reward ledger, newest first, each entry with the order it came from. */
@@ -111,29 +163,45 @@ export async function advocateHistory(db: Executor, brandId: string, advocateId:
   const advocate = await db('advocates').where({ brand_id: brandId, advocate_id: advocateId }).first('advocate_id', 'email', 'first_name', 'last_name');
   if (!advocate) throw new NotFound(`advocate ${advocateId} not found`);
   const codes = await db('referral_codes').where({ brand_id: brandId, advocate_id: advocateId }).orderBy(['created_at', 'code']).pluck('code');
-  const balance = await rewardBalance(db, brandId, advocateId);
+  const balance: RewardBalance = await rewardBalance(db, brandId, advocateId);
+  const money = reportAmounts(await reportCurrency(db, brandId));
   const rows = await db('reward_ledger as l')
     .leftJoin('conversions as c', (join) => join.on('c.brand_id', 'l.brand_id').andOn('c.conversion_id', 'l.conversion_id'))
+    .leftJoin('rewards as r', (join) => join.on('r.brand_id', 'l.brand_id').andOn('r.reward_id', 'l.reward_id'))
     .where({ 'l.brand_id': brandId, 'l.advocate_id': advocateId })
     .orderBy([{ column: 'l.created_at', order: 'desc' }, { column: 'l.entry_id', order: 'desc' }])
     .limit(perPage + 1)
     .offset((page - 1) * perPage)
-    .select('l.created_at', 'l.kind', 'l.amount', 'l.conversion_id', 'c.order_id', 'c.order_value', 'c.status');
-  const entries = rows.map((row: Record<string, string | null> & { created_at: Date }) => ({
-    at: new Date(row.created_at),
-    kind: row.kind as string,
-    amount: amountFromCents(centsFromDecimal(row.amount)),
-    conversion_id: row.conversion_id === null ? null : Number(row.conversion_id),
-    order_id: row.order_id ?? null,
-    order_value: row.order_value === null ? null : amountFromCents(centsFromDecimal(row.order_value)),
-    status: row.status ?? null,
-  }));
+    .select('l.created_at', 'l.kind', 'l.amount', 'l.conversion_id', 'r.status as reward_status', 'c.order_id', 'c.order_value', 'c.currency', 'c.status');
+  const entries = rows.map((row: Record<string, string | null> & { created_at: Date }) => {
+    const kind = row.kind as LedgerEntryKind;
+    // The order's value in its own currency, at that currency's exponent.
+    const exponent = orderExponent(row.currency ?? null);
+    const orderValue = row.order_value === null ? null : amountFromMinor(minorFromDecimal(row.order_value, exponent), exponent);
+    return {
+      at: new Date(row.created_at),
+      kind,
+      entry: ENTRY_LABELS[kind] ?? kind,
+      amount: money.amount(money.minor(row.amount)),
+      reward_status: row.reward_status ?? null,
+      conversion_id: row.conversion_id === null ? null : Number(row.conversion_id),
+      order_id: row.order_id ?? null,
+      order_value: orderValue,
+      order_currency: row.currency ?? null,
+      status: row.status ?? null,
+    };
+  });
   return {
     advocate: { advocate_id: Number(advocate.advocate_id), email: advocate.email, first_name: advocate.first_name, last_name: advocate.last_name, codes: codes.join(', ') },
+    currency: balance.currency,
     credited: balance.credited,
     reversed: balance.reversed,
     redeemed: balance.redeemed,
     balance: balance.balance,
+    pending: balance.pending,
+    approved: balance.approved,
+    paid: balance.paid,
+    voided: balance.voided,
     entries: pageOf(entries, page, perPage),
   };
 }

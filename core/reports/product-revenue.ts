@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { amountFromCents, centsFromDecimal } from '../money';
 import type { Period } from './period';
+import { inBrandCurrency, reportAmounts, reportCurrency } from './report-currency';
 import { GRAINS, type Grain, type Range, type StoredReport, columnBound, ensureStored, splitPeriod, textArray } from './report-days';
 
 export interface ProductRevenueRow {
@@ -11,7 +11,14 @@ export interface ProductRevenueRow {
   names: string[];
   orders: number;
   quantity: number;
+  /** In the brand's currency: each line at its order's exchange rate. */
   revenue: number;
+}
+
+export interface ProductRevenue {
+  /** The brand's currency, every revenue figure's. */
+  currency: string;
+  rows: ProductRevenueRow[];
 }
 
 /** The report shows the products that sold most; the rest are summed into none. */
@@ -20,6 +27,8 @@ export const MAX_PRODUCTS = 500;
 /**
  * The product lines of a range's paid conversions by UTC bucket (day or hour: :<p>Format) and
  * product: lines with a SKU group by SKU (their names are its aliases), lines without by name.
+ * Line totals are in the brand's currency (:exponent; a line of an order in another currency at the
+ * order's exchange rate, rounded per line).
  * Days hash the lines table; an hour's or today's few orders look their lines up by key one by one
  * (OFFSET 0 keeps the planner from turning that back into a scan of every line of the brand).
  * Parameters are named with the prefix `p`, so one query can hold several ranges.
@@ -34,7 +43,7 @@ function bucketProductsSql(lookup: 'hash' | 'by key', p: string): string {
   SELECT to_char(c.created_at AT TIME ZONE 'UTC', :${p}Format) AS bucket,
          CASE WHEN p.sku IS NULL THEN 'name:' || p.name ELSE 'sku:' || p.sku END AS product_key,
          p.sku, array_agg(DISTINCT p.name) AS names, count(DISTINCT p.conversion_id)::int AS orders,
-         sum(p.quantity) AS quantity, sum(p.line_total) AS revenue
+         sum(p.quantity) AS quantity, sum(${inBrandCurrency('p.line_total', 'c.exchange_rate')}) AS revenue
     FROM conversions c
     ${lines}
    WHERE c.brand_id = :brandId AND c.created_at >= :${p}From AND c.created_at < :${p}To AND c.status <> 'pending'
@@ -52,7 +61,8 @@ export const storedProducts: StoredReport = {
   doneTable: (grain) => PRODUCT_TABLES[grain].done,
   async store(trx, brandId, grain, range, buckets) {
     const { column, cast } = GRAINS[grain];
-    const bindings = { brandId, buckets: textArray(buckets), ...rangeBindings('s', grain, range) };
+    const { exponent } = await reportCurrency(trx, brandId);
+    const bindings = { brandId, exponent, buckets: textArray(buckets), ...rangeBindings('s', grain, range) };
     await trx.raw(
       `INSERT INTO ${PRODUCT_TABLES[grain].rows} (brand_id, ${column}, ${PRODUCT_COLUMNS})
        SELECT :brandId, ${cast('bucket')}, ${PRODUCT_COLUMNS}
@@ -76,10 +86,12 @@ export const storedProducts: StoredReport = {
  * Referred revenue by product over a period, most revenue first. Days (and today's hours) that
  * ended more than an hour ago come from the stored report (computed on first need), the rest live.
  */
-export async function productRevenue(db: Knex, brandId: string, period: Period): Promise<ProductRevenueRow[]> {
+export async function productRevenue(db: Knex, brandId: string, period: Period): Promise<ProductRevenue> {
+  const currency = await reportCurrency(db, brandId);
+  const money = reportAmounts(currency);
   const split = splitPeriod(period);
   const parts: string[] = [];
-  let bindings: Record<string, unknown> = { brandId, limit: MAX_PRODUCTS };
+  let bindings: Record<string, unknown> = { brandId, exponent: currency.exponent, limit: MAX_PRODUCTS };
   for (const grain of ['day', 'hour'] as const) {
     const range = grain === 'day' ? split.days : split.hours;
     if (!range) continue;
@@ -96,7 +108,7 @@ export async function productRevenue(db: Knex, brandId: string, period: Period):
     bindings = { ...bindings, ...rangeBindings('live', 'day', split.live) };
     parts.push(`SELECT ${PRODUCT_COLUMNS} FROM (${bucketProductsSql('by key', 'live')}) live`);
   }
-  if (parts.length === 0) return [];
+  if (parts.length === 0) return { currency: currency.currency, rows: [] };
   const result = await db.raw<{ rows: Array<{ product_key: string; sku: string | null; names: string[]; orders: number; quantity: string; revenue: string }> }>(
     `WITH r AS (${parts.join(' UNION ALL ')}),
           n AS (SELECT product_key, array_agg(DISTINCT name ORDER BY name) AS names FROM r, unnest(r.names) AS name GROUP BY product_key)
@@ -107,12 +119,13 @@ export async function productRevenue(db: Knex, brandId: string, period: Period):
       LIMIT :limit`,
     bindings,
   );
-  return result.rows.map((row) => ({
+  const rows = result.rows.map((row) => ({
     product: row.sku ?? row.product_key.slice('name:'.length),
     sku: row.sku,
     names: row.names,
     orders: row.orders,
     quantity: Number(row.quantity),
-    revenue: amountFromCents(centsFromDecimal(row.revenue)),
+    revenue: money.amount(money.minor(row.revenue)),
   }));
+  return { currency: currency.currency, rows };
 }

@@ -1,4 +1,5 @@
 import { Eta } from 'eta';
+import { currencyExponent } from '../../core/currency';
 import type { Ctx } from '../app-context';
 import type { EmbeddedSession } from '../http/connector';
 import { assetUrl } from './assets';
@@ -10,7 +11,20 @@ import { setPageSecurityHeaders } from './security-headers';
 // and for JSON made safe by jsonForScript.
 const eta = new Eta({ views: dashboardDir('views'), autoEscape: true, cache: true });
 
-const moneyFormat = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const moneyFormats = new Map<number, Intl.NumberFormat>();
+/**
+ * An amount with its currency's decimals (JPY none, USD two, KWD three) and, unless `withCode` is
+ * false (a table whose header names the currency), its code: "1,234.50 USD".
+ */
+function formatMoney(value: number, currency?: string, withCode = true): string {
+  const exponent = currency ? currencyExponent(currency) : 2;
+  let format = moneyFormats.get(exponent);
+  if (!format) {
+    format = new Intl.NumberFormat('en-US', { minimumFractionDigits: exponent, maximumFractionDigits: exponent });
+    moneyFormats.set(exponent, format);
+  }
+  return currency && withCode ? `${format.format(value)} ${currency}` : format.format(value);
+}
 const countFormat = new Intl.NumberFormat('en-US');
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -28,7 +42,10 @@ function embeddedParams(ctx: Ctx, embedded: EmbeddedSession | null): Record<stri
 function helpers(ctx: Ctx, viewer: DashboardViewer | null) {
   const kept = embeddedParams(ctx, viewer?.embedded ?? null);
   return {
-    money: (value: number) => moneyFormat.format(value),
+    /** With a currency: its decimals and its code ("245.50 USD", "1,500 JPY"); without, two decimals. */
+    money: (value: number, currency?: string) => formatMoney(value, currency),
+    /** For a table column whose header names the currency ("Revenue (JPY)"): its decimals, no code. */
+    amount: (value: number, currency: string) => formatMoney(value, currency, false),
     count: (value: number) => countFormat.format(value),
     time: (value: Date) => value.toISOString().replace('T', ' ').slice(0, 16) + ' UTC',
     asset: assetUrl,

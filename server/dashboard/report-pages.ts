@@ -30,6 +30,7 @@ export async function overviewPage(ctx: Ctx): Promise<void> {
       ['conversions', (d) => d.conversions],
       ['revenue', (d) => d.revenue],
       ['refunded', (d) => d.refunded],
+      ['currency', () => report.currency],
     ], report.daily);
   }
   renderPage(ctx, 'overview', { title: 'Overview', section: '/dashboard', chart: true, report, brand, period, days, params: periodParams(query) });
@@ -58,6 +59,8 @@ export async function advocatesPage(ctx: Ctx): Promise<void> {
       ['conversions', (a) => a.conversions],
       ['revenue', (a) => a.revenue],
       ['balance', (a) => a.balance],
+      ['pending', (a) => a.pending],
+      ['currency', () => page.currency],
     ], page.rows);
   }
   renderPage(ctx, 'advocates', { title: 'Advocates', section: '/dashboard/advocates', page, period, days, q: query.q ?? '', params: { ...periodParams(query), q: query.q } });
@@ -74,9 +77,13 @@ export async function advocatePage(ctx: Ctx, id: string): Promise<void> {
     return sendCsv(ctx, `advocate-${id}-history`, [
       ['at', (e) => e.at.toISOString()],
       ['entry', (e) => e.kind],
+      ['entry_label', (e) => e.entry],
       ['amount', (e) => e.amount],
+      ['currency', () => history.currency],
+      ['reward_status', (e) => e.reward_status],
       ['order_id', (e) => e.order_id],
       ['order_value', (e) => e.order_value],
+      ['order_currency', (e) => e.order_currency],
       ['order_status', (e) => e.status],
     ], history.entries.rows);
   }
@@ -105,6 +112,7 @@ export async function activityPage(ctx: Ctx): Promise<void> {
       ['email', (item) => item.email],
       ['order_id', (item) => item.order_id],
       ['amount', (item) => item.amount],
+      ['currency', (item) => item.currency],
       ['status_or_channel', (item) => item.detail],
     ], page.rows);
   }
@@ -116,7 +124,7 @@ export async function productsPage(ctx: Ctx): Promise<void> {
   const query = reportQuerySchema.parse(ctx.query);
   const period = periodOf(query);
   const { brand } = viewerOf(ctx);
-  const rows = await productRevenue(ctx.app.context.deps.db, brand.brand_id, period);
+  const { currency, rows } = await productRevenue(ctx.app.context.deps.db, brand.brand_id, period);
   const days = periodDays(period);
   if (query.format === 'csv') {
     return sendCsv(ctx, `products-${days.from}-${days.to}`, [
@@ -126,9 +134,10 @@ export async function productsPage(ctx: Ctx): Promise<void> {
       ['orders', (r) => r.orders],
       ['quantity', (r) => r.quantity],
       ['revenue', (r) => r.revenue],
+      ['currency', () => currency],
     ], rows);
   }
-  renderPage(ctx, 'products', { title: 'Revenue by product', section: '/dashboard/products', chart: true, rows, period, days, params: periodParams(query) });
+  renderPage(ctx, 'products', { title: 'Revenue by product', section: '/dashboard/products', chart: true, rows, currency, period, days, params: periodParams(query) });
 }
 
 /** GET /dashboard/connections: each connector's section (Shopify, Medusa) and the outbound-webhooks slot. */

@@ -107,12 +107,12 @@ describeInBrowser('the dashboard in a real browser (Chromium)', () => {
     await signIn(page);
     expect(await page.locator('h1').innerText()).toBe('Overview');
     expect(await cell(page, 'conversions')).toBe('3');
-    expect(await cell(page, 'revenue')).toBe('245.50');
-    expect(await cell(page, 'refunded')).toBe('20.00');
+    expect(await cell(page, 'revenue')).toBe('245.50 USD');
+    expect(await cell(page, 'refunded')).toBe('20.00 USD');
     expect(await cell(page, 'refund-rate')).toBe('8.15 %');
-    expect(await cell(page, 'rewards-earned')).toBe('24.55');
-    expect(await cell(page, 'rewards-reversed')).toBe('2.00');
-    expect(await cell(page, 'rewards-redeemed')).toBe('0.00');
+    expect(await cell(page, 'rewards-earned')).toBe('24.55 USD');
+    expect(await cell(page, 'rewards-reversed')).toBe('2.00 USD');
+    expect(await cell(page, 'rewards-redeemed')).toBe('0.00 USD');
     expect(await page.locator('.settings').first().innerText()).toContain('10 % of the order value');
     await page.locator('.uplot canvas').first().waitFor();
     await shot(page, 'overview-desktop');
@@ -135,8 +135,8 @@ describeInBrowser('the dashboard in a real browser (Chromium)', () => {
     let dialogs = 0;
     page.on('dialog', () => { dialogs += 1; });
     expect(await page.getByRole('link', { name: '<script>alert("x")</script>' }).count()).toBe(1);
-    expect(await rows.nth(0).innerText()).toBe('Ann\tann@northwind.example\tANN10\t2\t165.50\t16.55');
-    expect(await rows.nth(1).innerText()).toBe('Ben\tben@northwind.example\tBEN20\t1\t80.00\t6.00');
+    expect(await rows.nth(0).innerText()).toBe('Ann\tann@northwind.example\tANN10\t2\t165.50\t16.55\t0.00');
+    expect(await rows.nth(1).innerText()).toBe('Ben\tben@northwind.example\tBEN20\t1\t80.00\t6.00\t0.00');
     await shot(page, 'advocates-desktop');
 
     await page.getByLabel('Search by email, name or code').focus();
@@ -147,10 +147,10 @@ describeInBrowser('the dashboard in a real browser (Chromium)', () => {
     await page.getByRole('link', { name: 'Ben' }).focus();
     await page.keyboard.press('Enter');
     await page.waitForURL(/\/dashboard\/advocates\/\d+$/);
-    expect(await cell(page, 'credited')).toBe('8.00');
-    expect(await cell(page, 'reversed')).toBe('2.00');
-    expect(await cell(page, 'balance')).toBe('6.00');
-    expect(await page.locator('tbody tr').first().innerText()).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\treversal\t-2\.00\tNW-1002\t80\.00\tpartial_refund$/);
+    expect(await cell(page, 'credited')).toBe('8.00 USD');
+    expect(await cell(page, 'reversed')).toBe('2.00 USD');
+    expect(await cell(page, 'balance')).toBe('6.00 USD');
+    expect(await page.locator('tbody tr').first().innerText()).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\tRefund after approval\t-2\.00\tapproved\tNW-1002\t80\.00 USD\tpartial_refund$/);
     await shot(page, 'advocate-history-desktop');
     expect(dialogs).toBe(0);
     await page.close();
@@ -167,7 +167,7 @@ describeInBrowser('the dashboard in a real browser (Chromium)', () => {
     await page.waitForURL(/kind=refund/);
     const rows = page.locator('tbody tr');
     expect(await rows.count()).toBe(1);
-    expect(await rows.first().innerText()).toMatch(/\trefund\tBEN20\tcarol@example.com\tNW-1002\t20\.00\tpartial_refund$/);
+    expect(await rows.first().innerText()).toMatch(/\trefund\tBEN20\tcarol@example.com\tNW-1002\t20\.00 USD\tpartial_refund$/);
 
     await page.getByRole('link', { name: 'Revenue by product' }).click();
     await page.locator('.uplot canvas').first().waitFor();
@@ -180,7 +180,7 @@ describeInBrowser('the dashboard in a real browser (Chromium)', () => {
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download this table (CSV)' }).click()]);
     expect(download.suggestedFilename()).toMatch(/^products-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.csv$/);
     expect(fs.readFileSync((await download.path())!, 'utf8')).toBe(
-      'product,sku,names,orders,quantity,revenue\r\nWool Socks,,Wool Socks,2,3,95.5\r\nTEE-1,TEE-1,Trail T-shirt | Trail Tee,2,3,90\r\nBTL-1,BTL-1,Water Bottle,1,1,60\r\n',
+      'product,sku,names,orders,quantity,revenue,currency\r\nWool Socks,,Wool Socks,2,3,95.5,USD\r\nTEE-1,TEE-1,Trail T-shirt | Trail Tee,2,3,90,USD\r\nBTL-1,BTL-1,Water Bottle,1,1,60,USD\r\n',
     );
     await page.close();
   });
@@ -254,7 +254,7 @@ describeInBrowser('the dashboard in a real browser (Chromium)', () => {
     expect(opened!.status()).toBe(200);
     expect(opened!.headers()['content-security-policy']).toContain(`frame-ancestors https://${shop} https://admin.shopify.com`);
     expect(await page.locator('.via').innerText()).toBe(`Signed in through ${shop}`);
-    expect(await cell(page, 'revenue')).toBe('245.50');
+    expect(await cell(page, 'revenue')).toBe('245.50 USD');
     expect((await context.cookies()).length).toBe(0);
     await shot(page, 'embedded-overview');
     await page.getByRole('link', { name: 'Advocates' }).click();
@@ -275,7 +275,7 @@ describeInBrowser('the dashboard in a real browser (Chromium)', () => {
     await signIn(page);
     await page.locator('.uplot canvas').first().waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    expect(await cell(page, 'revenue')).toBe('245.50');
+    expect(await cell(page, 'revenue')).toBe('245.50 USD');
     await shot(page, 'overview-phone');
     await page.getByRole('link', { name: 'Advocates' }).click();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);

@@ -166,13 +166,13 @@ describe('what the dashboard shows', () => {
     const page = await agent.get('/dashboard?period=7');
     expect(page.status).toBe(200);
     expect(metric(page.text, 'conversions')).toBe('2');
-    expect(metric(page.text, 'revenue')).toBe('200.00');
-    expect(metric(page.text, 'refunded')).toBe('40.00');
+    expect(metric(page.text, 'revenue')).toBe('200.00 USD');
+    expect(metric(page.text, 'refunded')).toBe('40.00 USD');
     expect(metric(page.text, 'refund-rate')).toBe('20.00 %');
-    expect(metric(page.text, 'rewards-earned')).toBe('20.00');
-    expect(metric(page.text, 'rewards-reversed')).toBe('3.33');
-    expect(metric(page.text, 'rewards-redeemed')).toBe('0.00');
-    expect(page.text).toContain('10.00 per order');
+    expect(metric(page.text, 'rewards-earned')).toBe('20.00 USD');
+    expect(metric(page.text, 'rewards-reversed')).toBe('3.33 USD');
+    expect(metric(page.text, 'rewards-redeemed')).toBe('0.00 USD');
+    expect(page.text).toContain('10.00 USD per order');
   });
 
   it('stores a closed day\'s figures once, and shows a later refund of that day\'s order at once (the stored day is dropped)', async () => {
@@ -192,8 +192,8 @@ describe('what the dashboard shows', () => {
 
     const agent = await signedInAgent(t.app, t.db, brand.brandId);
     const before = await agent.get('/dashboard?period=7');
-    expect(metric(before.text, 'revenue')).toBe('100.00');
-    expect(metric(before.text, 'refunded')).toBe('0.00');
+    expect(metric(before.text, 'revenue')).toBe('100.00 USD');
+    expect(metric(before.text, 'refunded')).toBe('0.00 USD');
     // Signing in stores the last 90 days in the background; the page may have computed the day live meanwhile.
     const storedDay = () => t.db('report_days').where({ brand_id: brand.brandId }).whereRaw(`day = CAST(? AS date)`, [day]).first();
     for (let wait = 0; wait < 50 && !(await storedDay()); wait += 1) await new Promise((resolve) => setTimeout(resolve, 100));
@@ -206,11 +206,11 @@ describe('what the dashboard shows', () => {
     expect(refund.status).toBe(200);
     expect(await t.db('report_days').where({ brand_id: brand.brandId }).whereRaw(`day = CAST(? AS date)`, [day])).toHaveLength(0);
     const after = await agent.get('/dashboard?period=7');
-    expect(metric(after.text, 'revenue')).toBe('100.00');
-    expect(metric(after.text, 'refunded')).toBe('25.00');
+    expect(metric(after.text, 'revenue')).toBe('100.00 USD');
+    expect(metric(after.text, 'refunded')).toBe('25.00 USD');
     expect(metric(after.text, 'refund-rate')).toBe('25.00 %');
-    expect(metric(after.text, 'rewards-earned')).toBe('10.00');
-    expect(metric(after.text, 'rewards-reversed')).toBe('2.50');
+    expect(metric(after.text, 'rewards-earned')).toBe('10.00 USD');
+    expect(metric(after.text, 'rewards-reversed')).toBe('2.50 USD');
   });
 
   it('drops a stored day when its order is deleted (a customer\'s redaction, a brand\'s deletion), in one pass per statement', async () => {
@@ -243,11 +243,11 @@ describe('what the dashboard shows', () => {
     await t.db('reward_ledger').where({ brand_id: brand.brandId }).update({ created_at: earlier });
     const agent = await signedInAgent(t.app, t.db, brand.brandId);
     const before = await agent.get('/dashboard?period=7');
-    expect([metric(before.text, 'revenue'), metric(before.text, 'rewards-earned')]).toEqual(['60.00', '10.00']);
+    expect([metric(before.text, 'revenue'), metric(before.text, 'rewards-earned')]).toEqual(['60.00 USD', '10.00 USD']);
     const refund = await t.http.post('/api/v1/track/refund').set(brand.headers).send({ order_id: orderId, refund_amount: 15, is_full_refund: false, refund_id: 'hour-1' });
     expect(refund.status).toBe(200);
     const after = await agent.get('/dashboard?period=7');
-    expect([metric(after.text, 'revenue'), metric(after.text, 'refunded'), metric(after.text, 'rewards-reversed')]).toEqual(['60.00', '15.00', '2.50']);
+    expect([metric(after.text, 'revenue'), metric(after.text, 'refunded'), metric(after.text, 'rewards-reversed')]).toEqual(['60.00 USD', '15.00 USD', '2.50 USD']);
   });
 
   it('escapes hostile strings: an advocate named <script> is shown as text, never run', async () => {
@@ -280,14 +280,14 @@ describe('what the dashboard shows', () => {
     expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(csv.headers['content-disposition']).toMatch(/^attachment; filename="advocates-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.csv"$/);
     expect(csv.text).toBe(
-      'advocate_id,first_name,last_name,email,codes,conversions,revenue,balance\r\n' +
-        `${advocate.advocateId},"Ann, ""the"" =1+1",,ann-csv@example.com,ANNCSV,1,50.5,10\r\n`,
+      'advocate_id,first_name,last_name,email,codes,conversions,revenue,balance,pending,currency\r\n' +
+        `${advocate.advocateId},"Ann, ""the"" =1+1",,ann-csv@example.com,ANNCSV,1,50.5,10,0,USD\r\n`,
     );
     const formula = await givenAdvocate(t.db, brand.brandId, { first_name: '=HYPERLINK("http://evil")', email: 'f@example.com', code: 'FORMULA1' });
     const again = await agent.get('/dashboard/advocates?format=csv&q=formula1');
     expect(again.text).toBe(
-      'advocate_id,first_name,last_name,email,codes,conversions,revenue,balance\r\n' +
-        `${formula.advocateId},"'=HYPERLINK(""http://evil"")",,f@example.com,FORMULA1,0,0,0\r\n`,
+      'advocate_id,first_name,last_name,email,codes,conversions,revenue,balance,pending,currency\r\n' +
+        `${formula.advocateId},"'=HYPERLINK(""http://evil"")",,f@example.com,FORMULA1,0,0,0,0,USD\r\n`,
     );
   });
 

@@ -7,6 +7,17 @@
     return Math.max(260, box.clientWidth - 8);
   }
 
+  // An axis as wide as its longest label (large yen amounts need more than uPlot's default 50 px).
+  function axisSize(u, values) {
+    if (!values) return 50;
+    var longest = values.reduce(function (n, v) { return Math.max(n, String(v).length); }, 0);
+    return Math.max(50, longest * 7 + 24);
+  }
+
+  function revenueLabel(data) {
+    return data.currency ? 'Revenue (' + data.currency + ')' : 'Revenue';
+  }
+
   function dailyChart(box, data) {
     var x = data.days.map(function (day) { return Date.parse(day + 'T00:00:00Z') / 1000; });
     return new uPlot({
@@ -20,10 +31,10 @@
       },
       series: [
         {},
-        { label: 'Revenue', stroke: '#0b5cad', width: 2, fill: 'rgba(11,92,173,0.08)', scale: 'money' },
+        { label: revenueLabel(data), stroke: '#0b5cad', width: 2, fill: 'rgba(11,92,173,0.08)', scale: 'money' },
         { label: 'Conversions', stroke: '#c05621', width: 2, scale: 'count' },
       ],
-      axes: [{}, { scale: 'money' }, { scale: 'count', side: 1, grid: { show: false }, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000] }],
+      axes: [{}, { scale: 'money', size: axisSize }, { scale: 'count', side: 1, grid: { show: false }, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000] }],
     }, [x, data.revenue, data.conversions], box);
   }
 
@@ -38,11 +49,11 @@
       },
       series: [
         { value: function (u, i) { return data.labels[i] == null ? '' : data.labels[i]; } },
-        { label: 'Revenue', stroke: '#0b5cad', fill: 'rgba(11,92,173,0.5)', paths: uPlot.paths.bars({ size: [0.6, 60] }), points: { show: false } },
+        { label: revenueLabel(data), stroke: '#0b5cad', fill: 'rgba(11,92,173,0.5)', paths: uPlot.paths.bars({ size: [0.6, 60] }), points: { show: false } },
       ],
       axes: [
         { values: function (u, splits) { return splits.map(function (i) { var label = data.labels[i]; return label == null ? '' : String(label).slice(0, 14); }); }, incrs: [1] },
-        {},
+        { size: axisSize },
       ],
     }, [x, data.revenue], box);
   }
