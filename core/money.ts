@@ -155,7 +155,3 @@ export function convertShare(minor: Minor, from: number, rate: ExchangeRate, to:
   const d = 100n * 10n ** BigInt(PERCENT_DECIMALS) * 10n ** BigInt(rate.scale) * 10n ** BigInt(from);
   return divideHalfUp(n, d);
 }
-
-/** At 2 decimals, for the dashboard's reports until they format each brand's currency (being reworked). */
-export const centsFromDecimal = (value: string | number | null | undefined): Minor => minorFromDecimal(value, 2);
-export const amountFromCents = (cents: Minor): number => amountFromMinor(cents, 2);
