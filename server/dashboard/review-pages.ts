@@ -69,7 +69,8 @@ export async function reviewsPage(ctx: Ctx, refusal?: { status: number; message:
 
 /** POST /dashboard/reviews/:id/approve|reject: decided through core (as the API and CLI do), then back to the queue. */
 export async function decideReviewForm(ctx: Ctx, id: string, decision: ReviewDecision['decision'], form: URLSearchParams): Promise<void> {
-  const back = { status: form.get('back_status') ?? undefined };
+  // The filter the form was posted from: the queue comes back on it.
+  const back: Record<string, string> = form.get('back_status') ? { status: form.get('back_status')! } : {};
   await runForm(
     ctx,
     form,
@@ -84,7 +85,7 @@ export async function decideReviewForm(ctx: Ctx, id: string, decision: ReviewDec
       seeOther(ctx, '/dashboard/reviews', { ...back, done: decision, review: reviewId });
     },
     (status, message) => {
-      ctx.query = { ...back };
+      ctx.query = back;
       return reviewsPage(ctx, { status, message });
     },
   );
