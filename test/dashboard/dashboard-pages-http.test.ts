@@ -1,6 +1,8 @@
 import { rewardBalance } from '../../core/ledger/reward-ledger';
+import { configureConnectors } from '../../server/connectors';
 import type { WebhookSettings } from '../../server/webhooks/webhook-settings';
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
+import { shopifySessionToken } from '../helpers/shopify-session-token';
 import { type TestApp, startTestApp } from '../helpers/test-app';
 import { closeTestDatabase } from '../helpers/test-database';
 import { type Receiver, startReceiver } from '../webhooks/receiver';
@@ -355,5 +357,28 @@ describe('Connections → Outbound webhooks', () => {
     const page = await agent.get('/dashboard/connections');
     expect(page.text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(page.text).not.toContain('<script>alert');
+  });
+});
+
+describe('the pages inside the Shopify admin (embedded)', () => {
+  const SHOPIFY = { SHOPIFY_API_KEY: 'pages-test-key', SHOPIFY_API_SECRET: 'pages-test-secret', SHOPIFY_APP_URL: 'https://referrals.example.com' };
+
+  it('decides a review by a form carrying the session token (no cookie, no CSRF token to forge), recorded as the Shopify user, and redirects with the embedded context', async () => {
+    const embedded = await startTestApp({ webhooks: SETTINGS }, t.db, configureConnectors({ ...SHOPIFY }));
+    const { brand, reviewId } = await heldOrder();
+    const shop = `pages-${brand.brandId.slice(0, 8)}.myshopify.com`;
+    await t.db('shopify_shops').insert({ brand_id: brand.brandId, shop_domain: shop, app_kind: 'public', status: 'installed' });
+    const token = shopifySessionToken({ shop, apiKey: SHOPIFY.SHOPIFY_API_KEY, apiSecret: SHOPIFY.SHOPIFY_API_SECRET });
+    const page = await embedded.http.get(`/dashboard/reviews?embedded=1&shop=${shop}&host=abc&id_token=${token}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`action="/dashboard/reviews/${reviewId}/approve?embedded=1&amp;shop=${shop}&amp;host=abc"`);
+
+    const approved = await embedded.http.post(`/dashboard/reviews/${reviewId}/approve?embedded=1&shop=${shop}&host=abc&id_token=${token}`).type('form').send({ note: 'ok' });
+    expect(approved.status).toBe(303);
+    expect(approved.headers.location).toBe(`/dashboard/reviews?done=approved&review=${reviewId}&embedded=1&shop=${shop}&host=abc&id_token=${token}`);
+    expect(await reviewRow(brand.brandId, reviewId)).toMatchObject({ status: 'approved', decided_by: `shopify user 42 (${shop})` });
+
+    const withoutToken = await embedded.http.post(`/dashboard/reviews/${reviewId}/reject?embedded=1&shop=${shop}`).type('form').send({ reason: 'x' });
+    expect(withoutToken.status).toBe(401);
   });
 });
