@@ -73,7 +73,7 @@ describe('the Reviews page', () => {
     expect(await reviewRow(brand.brandId, reviewId)).toMatchObject({ status: 'approved', decided_by: 'dashboard', note: 'known customer' });
     expect(await balance(brand.brandId, advocate.advocateId)).toBe(10);
 
-    const after = await agent.get(approved.headers.location);
+    const after = await agent.get(approved.headers.location!);
     expect(after.text).toContain(`Review ${reviewId} approved.`);
     expect(after.text).toContain('No open reviews: nothing is waiting for a decision.');
     const decided = await agent.get('/dashboard/reviews?status=approved');
@@ -249,7 +249,7 @@ describe('Connections → Outbound webhooks', () => {
     expect(JSON.parse(local.received[0]!.body)).toMatchObject({ type: 'webhook.test' });
     const delivery = await t.db('webhook_deliveries').where({ brand_id: brand.brandId }).first();
     expect(tested.headers.location).toBe(`${path}?done=tested&delivery=${delivery.delivery_id}`);
-    const shown = await agent.get(tested.headers.location);
+    const shown = await agent.get(tested.headers.location!);
     expect(shown.text).toContain('Test event delivered: the receiver answered HTTP 200.');
     expect(shown.text).toContain(`<tr data-delivery="${delivery.delivery_id}">`);
     expect(shown.text).toMatch(/<span class="status status-delivered">delivered<\/span><\/td>\s*<td class="num">1<\/td>/);
@@ -260,7 +260,7 @@ describe('Connections → Outbound webhooks', () => {
     const deliveries = await t.db('webhook_deliveries').where({ brand_id: brand.brandId }).orderBy('delivery_id');
     expect(deliveries).toHaveLength(2);
     expect(deliveries[1]).toMatchObject({ event_id: delivery.event_id, replay_of: delivery.delivery_id, status: 'pending' });
-    const after = await agent.get(replayed.headers.location);
+    const after = await agent.get(replayed.headers.location!);
     expect(after.text).toContain(`Delivery ${delivery.delivery_id} is sent again as delivery ${deliveries[1].delivery_id} (same event id); it is pending.`);
 
     const csv = await agent.get(`${path}?format=csv`);
@@ -274,7 +274,7 @@ describe('Connections → Outbound webhooks', () => {
     await agent.post('/dashboard/connections/webhooks').type('form').send({ csrf_token: csrf, url: local.url });
     const [endpoint] = await endpointsOf(brand.brandId);
     const tested = await agent.post(`/dashboard/connections/webhooks/${endpoint.endpoint_id}/test`).type('form').send({ csrf_token: csrf });
-    const shown = await agent.get(tested.headers.location);
+    const shown = await agent.get(tested.headers.location!);
     expect(shown.text).toContain('<p class="error" role="alert">Test event not delivered: HTTP 500: ok.</p>');
   });
 
@@ -291,7 +291,7 @@ describe('Connections → Outbound webhooks', () => {
     const enabled = await agent.post(`${path}/enable`).type('form').send({ csrf_token: csrf });
     expect(enabled.status).toBe(303);
     expect((await endpointsOf(brand.brandId))[0]).toMatchObject({ status: 'active', disabled_reason: null, consecutive_failures: 0 });
-    const page = await agent.get(enabled.headers.location);
+    const page = await agent.get(enabled.headers.location!);
     expect(page.text).toContain('The endpoint is enabled again');
     expect(page.text).not.toContain('>Enable</button>');
   });
@@ -309,7 +309,7 @@ describe('Connections → Outbound webhooks', () => {
     expect(removed.status).toBe(303);
     expect(removed.headers.location).toBe('/dashboard/connections?done=removed');
     expect(await endpointsOf(brand.brandId)).toHaveLength(0);
-    expect((await agent.get(removed.headers.location)).text).toContain('The endpoint was removed, with its delivery log.');
+    expect((await agent.get(removed.headers.location!)).text).toContain('The endpoint was removed, with its delivery log.');
   });
 
   it('refuses every webhook form posted without the CSRF token (403) and changes nothing', async () => {
