@@ -204,6 +204,10 @@ describe('Connections → Outbound webhooks', () => {
     expect(stored[0].secret_encrypted).not.toContain(secret!.slice(6));
     expect(added.text).toContain('shown <strong>only this once</strong>');
 
+    // The 201 page's own address, opened again later, is Connections (without the secret).
+    const reopened = await agent.get('/dashboard/connections/webhooks');
+    expect(reopened.status).toBe(303);
+    expect(reopened.headers.location).toBe('/dashboard/connections');
     const reloaded = await agent.get('/dashboard/connections');
     expect(reloaded.text).not.toContain(secret!);
     expect(reloaded.text).not.toContain('whsec_');
@@ -226,6 +230,7 @@ describe('Connections → Outbound webhooks', () => {
     expect(refused.status).toBe(400);
     expect(refused.text).toContain('url points at a private, loopback or reserved address (192.168.1.10); set WEBHOOK_ALLOW_PRIVATE=true to allow it');
     expect(refused.text).toContain('value="http://192.168.1.10/hook"');
+    expect(refused.text.match(/url points at a private/g)).toHaveLength(1);
     expect(refused.text).not.toContain('whsec_');
     const badEvent = await agent.post('/dashboard/connections/webhooks').type('form').send({ csrf_token: csrf, url: 'https://ok.example.com/hook', events: 'order.exploded' });
     expect(badEvent.status).toBe(400);
