@@ -13,6 +13,7 @@ import { CSV_MAX_ROWS, webhookNoticeSchema } from './dashboard-query';
 import { runForm, seeOther } from './form-actions';
 import { renderPage } from './render-page';
 import { connectionsPage } from './report-pages';
+import { flashSecret, takeFlashedSecret } from './secret-flash';
 
 /** Deliveries an endpoint's page shows, newest first (the CSV export holds up to CSV_MAX_ROWS). */
 const LOG_ROWS = 50;
@@ -51,15 +52,17 @@ async function webhooksSection(ctx: Ctx, extra: { created?: { id: string; url: s
   return { endpoints: rows, eventTypes: WEBHOOK_EVENT_TYPES, draft: extra.draft ?? { url: '', events: [], description: '' }, created: extra.created ?? null, refusal: extra.refusal ?? null, notice };
 }
 
-/** GET /dashboard/connections: the connectors' sections and the brand's outbound webhooks. */
+/** GET /dashboard/connections: the connectors' sections and the brand's outbound webhooks (with a just-added endpoint's secret, once). */
 export async function connectionsWithWebhooksPage(ctx: Ctx, connectors: readonly ConnectorParts[]): Promise<void> {
-  await connectionsPage(ctx, connectors, await webhooksSection(ctx));
+  const created = takeFlashedSecret(ctx, brandIdOf(ctx), webhookNoticeSchema.parse(ctx.query).created) ?? undefined;
+  await connectionsPage(ctx, connectors, await webhooksSection(ctx, { created }));
 }
 
 /**
  * POST /dashboard/connections/webhooks: registers an endpoint through core (same address policy as
- * the API and CLI) and answers the page itself, 201, with the signing secret — the one time it is
- * shown (a redirect would have to carry it in a URL or store it). A refusal keeps what was typed.
+ * the API and CLI), then 303 to Connections, which shows the signing secret once (secret-flash.ts).
+ * Inside the Shopify admin there is no cookie to carry it: the answer is the page itself, 201.
+ * A refusal keeps what was typed.
  */
 export async function addEndpointForm(ctx: Ctx, connectors: readonly ConnectorParts[], form: URLSearchParams): Promise<void> {
   const draft: EndpointDraft = { url: form.get('url') ?? '', events: form.getAll('events'), description: form.get('description') ?? '' };
@@ -70,7 +73,10 @@ export async function addEndpointForm(ctx: Ctx, connectors: readonly ConnectorPa
       const input = webhookEndpointRequestSchema.parse({ url: draft.url, events: draft.events.length > 0 ? draft.events : undefined, description: draft.description || undefined });
       const { db, config } = ctx.app.context.deps;
       const created = await createWebhookEndpoint(db, brandIdOf(ctx), input, endpointOptionsOf(config));
-      await connectionsPage(ctx, connectors, await webhooksSection(ctx, { created: { id: created.id, url: created.url, secret: created.secret } }), 201);
+      const shown = { brand_id: brandIdOf(ctx), id: created.id, url: created.url, secret: created.secret };
+      if (ctx.state.viewer!.embedded) return connectionsPage(ctx, connectors, await webhooksSection(ctx, { created: shown }), 201);
+      flashSecret(ctx, shown);
+      seeOther(ctx, '/dashboard/connections', { created: created.id });
     },
     async (status, message) => connectionsPage(ctx, connectors, await webhooksSection(ctx, { draft, refusal: message }), status),
   );

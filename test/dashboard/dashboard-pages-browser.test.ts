@@ -127,10 +127,12 @@ describeInBrowser('the Reviews and outbound-webhooks pages in a real browser (Ch
     await page.getByLabel('reward.credited').check();
     await page.getByLabel('Description (optional)').fill('Our ERP');
     await page.getByRole('button', { name: 'Add endpoint' }).click();
-    await page.waitForURL(`${origin}/dashboard/connections/webhooks`);
+    await page.waitForURL(/\/dashboard\/connections\?created=ep_/);
+    const createdAt = page.url();
     const secret = await page.getByRole('textbox', { name: 'Signing secret', exact: true }).inputValue();
     expect(secret).toMatch(/^whsec_/);
     expect(await page.locator('main').innerText()).toContain('shown only this once');
+    await shot(page, 'connections-webhook-added-desktop');
 
     await page.getByRole('link', { name: 'Send it a test event' }).click();
     await page.getByRole('button', { name: 'Send a test event' }).click();
@@ -148,6 +150,9 @@ describeInBrowser('the Reviews and outbound-webhooks pages in a real browser (Ch
     await shot(page, 'connections-webhook-log-desktop');
 
     await page.getByRole('link', { name: '← Connections' }).click();
+    expect(await page.locator('main').innerText()).not.toContain(secret);
+    // The address that showed it, opened again: no secret.
+    await page.goto(createdAt);
     expect(await page.locator('main').innerText()).not.toContain(secret);
     const endpointRow = page.locator('[data-section="outbound-webhooks"] tbody tr');
     expect(await endpointRow.innerText()).toContain('webhook.test: delivered (HTTP 200)');

@@ -191,34 +191,51 @@ async function connections(app: TestApp = t) {
 const endpointsOf = (brandId: string) => t.db('webhook_endpoints').where({ brand_id: brandId });
 
 describe('Connections → Outbound webhooks', () => {
-  it('adds an endpoint and shows its signing secret once: the next load of the page does not', async () => {
+  it('adds an endpoint, redirects, and shows its signing secret once: a reload of the page does not, nor the cookie that carried it', async () => {
     const { brand, agent, csrf } = await connections();
     const added = await agent.post('/dashboard/connections/webhooks').type('form')
       .send(`csrf_token=${csrf}&url=${encodeURIComponent('https://hooks.example.com/referrals')}&events=conversion.created&events=reward.credited&description=ERP`);
-    expect(added.status).toBe(201);
+    expect(added.status).toBe(303);
     const stored = await endpointsOf(brand.brandId);
     expect(stored).toHaveLength(1);
     expect(stored[0]).toMatchObject({ url: 'https://hooks.example.com/referrals', events: ['conversion.created', 'reward.credited'], description: 'ERP', status: 'active' });
-    const secret = /id="new-secret" class="secret-value" value="(whsec_[^"]+)"/.exec(added.text)?.[1];
+    expect(added.headers.location).toBe(`/dashboard/connections?created=${stored[0].endpoint_id}`);
+    const flashCookie = (added.headers['set-cookie'] as unknown as string[]).find((cookie) => cookie.startsWith('referrals_new_secret='))!;
+    expect(flashCookie).toMatch(/path=\/dashboard\/connections/);
+    expect(flashCookie).toMatch(/httponly/i);
+    expect(flashCookie).not.toContain('whsec_');
+
+    const shown = await agent.get(added.headers.location!);
+    expect(shown.status).toBe(200);
+    const secret = /id="new-secret" class="secret-value" value="(whsec_[^"]+)"/.exec(shown.text)?.[1];
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/=]{44}$/);
     expect(stored[0].secret_encrypted).not.toContain(secret!.slice(6));
-    expect(added.text).toContain('shown <strong>only this once</strong>');
+    expect(shown.text).toContain('shown <strong>only this once</strong>');
 
-    // The 201 page's own address, opened again later, is Connections (without the secret).
-    const reopened = await agent.get('/dashboard/connections/webhooks');
-    expect(reopened.status).toBe(303);
-    expect(reopened.headers.location).toBe('/dashboard/connections');
-    const reloaded = await agent.get('/dashboard/connections');
+    const reloaded = await agent.get(added.headers.location!);
     expect(reloaded.text).not.toContain(secret!);
     expect(reloaded.text).not.toContain('whsec_');
     expect(reloaded.text).toContain('https://hooks.example.com/referrals');
     expect(reloaded.text).toContain('conversion.created, reward.credited');
     expect(reloaded.text).toContain('None yet');
+    // The add form's own address, opened later, is Connections.
+    const reopened = await agent.get('/dashboard/connections/webhooks');
+    expect(reopened.status).toBe(303);
+    expect(reopened.headers.location).toBe('/dashboard/connections');
+  });
+
+  it('shows no secret for a created id the cookie does not carry', async () => {
+    const { agent, csrf } = await connections();
+    const added = await agent.post('/dashboard/connections/webhooks').type('form').send({ csrf_token: csrf, url: 'https://first.example.com/hook' });
+    const other = await agent.get('/dashboard/connections?created=ep_someoneelse');
+    expect(other.text).not.toContain('whsec_');
+    // The cookie went with that look: the real address shows nothing either.
+    expect((await agent.get(added.headers.location!)).text).not.toContain('whsec_');
   });
 
   it('subscribes to every event when no box is ticked', async () => {
     const { brand, agent, csrf } = await connections();
-    expect((await agent.post('/dashboard/connections/webhooks').type('form').send({ csrf_token: csrf, url: 'https://all.example.com/hook' })).status).toBe(201);
+    expect((await agent.post('/dashboard/connections/webhooks').type('form').send({ csrf_token: csrf, url: 'https://all.example.com/hook' })).status).toBe(303);
     expect((await endpointsOf(brand.brandId))[0]).toMatchObject({ events: null });
     expect((await agent.get('/dashboard/connections')).text).toContain('all events');
   });
@@ -244,7 +261,7 @@ describe('Connections → Outbound webhooks', () => {
   it('sends a test event to a receiver and shows the outcome and the delivery log; replay adds a delivery of the same event', async () => {
     const local = await receiver();
     const { brand, agent, csrf } = await connections();
-    expect((await agent.post('/dashboard/connections/webhooks').type('form').send({ csrf_token: csrf, url: local.url })).status).toBe(201);
+    expect((await agent.post('/dashboard/connections/webhooks').type('form').send({ csrf_token: csrf, url: local.url })).status).toBe(303);
     const [endpoint] = await endpointsOf(brand.brandId);
     const path = `/dashboard/connections/webhooks/${endpoint.endpoint_id}`;
 
@@ -385,5 +402,11 @@ describe('the pages inside the Shopify admin (embedded)', () => {
 
     const withoutToken = await embedded.http.post(`/dashboard/reviews/${reviewId}/reject?embedded=1&shop=${shop}`).type('form').send({ reason: 'x' });
     expect(withoutToken.status).toBe(401);
+
+    // No cookie to carry a secret across a redirect in the admin's frame: the answer is the page, 201, with it.
+    const added = await embedded.http.post(`/dashboard/connections/webhooks?embedded=1&shop=${shop}&id_token=${token}`).type('form').send({ url: 'https://erp.example.com/hook' });
+    expect(added.status).toBe(201);
+    expect(added.text).toMatch(/id="new-secret" class="secret-value" value="whsec_/);
+    expect(added.headers['set-cookie']).toBeUndefined();
   });
 });
