@@ -41,6 +41,8 @@ export const reviewsQuerySchema = reportQuerySchema.pick({ page: true, format: t
 export const webhookNoticeSchema = z.object({
   done: z.enum(['removed', 'enabled', 'tested', 'replayed']).optional().catch(undefined),
   delivery: z.coerce.number().int().positive().optional().catch(undefined),
+  /** The delivery log's page: deliveries older than this id. */
+  before: z.coerce.number({ error: 'before must be a delivery id' }).int({ error: 'before must be a delivery id' }).positive({ error: 'before must be a delivery id' }).optional(),
   /** The endpoint just added, whose secret the page shows once. */
   created: z.string().max(100).optional().catch(undefined),
   format: reportQuerySchema.shape.format,

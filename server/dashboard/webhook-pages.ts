@@ -15,7 +15,7 @@ import { renderPage } from './render-page';
 import { connectionsPage } from './report-pages';
 import { flashSecret, takeFlashedSecret } from './secret-flash';
 
-/** Deliveries an endpoint's page shows, newest first (the CSV export holds up to CSV_MAX_ROWS). */
+/** Deliveries a page of an endpoint's log shows, newest first (the CSV export holds up to CSV_MAX_ROWS). */
 const LOG_ROWS = 50;
 
 const brandIdOf = (ctx: Ctx) => ctx.state.viewer!.brand.brand_id;
@@ -105,7 +105,9 @@ export async function endpointPage(ctx: Ctx, endpointId: string, refusal?: { sta
   const query = webhookNoticeSchema.parse(ctx.query);
   const endpoint = await getWebhookEndpoint(db, brandId, endpointId);
   const csv = query.format === 'csv';
-  const deliveries = await listWebhookDeliveries(db, brandId, { endpointId, limit: csv ? CSV_MAX_ROWS : LOG_ROWS });
+  const listed = await listWebhookDeliveries(db, brandId, { endpointId, limit: csv ? CSV_MAX_ROWS : LOG_ROWS + 1, before: csv ? undefined : query.before });
+  const deliveries = csv ? listed : listed.slice(0, LOG_ROWS);
+  const olderThan = !csv && listed.length > LOG_ROWS ? deliveries[deliveries.length - 1]!.id : null;
   if (csv) {
     return sendCsv(ctx, `webhook-deliveries-${endpoint.id}`, [
       ['delivery_id', (d) => d.id],
@@ -131,6 +133,8 @@ export async function endpointPage(ctx: Ctx, endpointId: string, refusal?: { sta
       endpoint: { ...endpoint, path: endpointPath(endpoint.id), todo: whatToDo(endpoint, webhookSettingsOf(config).timeoutMs) },
       deliveries,
       logRows: LOG_ROWS,
+      newest: query.before === undefined,
+      olderThan,
       notice: notice?.ok ? notice.text : null,
       refusal: refusal?.message ?? (notice && !notice.ok ? notice.text : null),
     },

@@ -289,6 +289,33 @@ describe('Connections → Outbound webhooks', () => {
     expect(csv.text.trim().split('\r\n')).toHaveLength(3);
   });
 
+  it('pages the delivery log 50 at a time, newest first, and refuses a bad page naming before', async () => {
+    const { brand, agent, csrf } = await connections();
+    await agent.post('/dashboard/connections/webhooks').type('form').send({ csrf_token: csrf, url: 'https://busy.example.com/hook' });
+    const [endpoint] = await endpointsOf(brand.brandId);
+    const events = Array.from({ length: 51 }, (_, i) => ({ brand_id: brand.brandId, event_id: `evt_page_${brand.brandId}_${i}`, type: 'conversion.created', payload: JSON.stringify({ n: i }) }));
+    await t.db('webhook_events').insert(events);
+    const ids: Array<{ delivery_id: string }> = await t.db('webhook_deliveries')
+      .insert(events.map((event) => ({ brand_id: brand.brandId, endpoint_id: endpoint.endpoint_id, event_id: event.event_id, status: 'failed' })))
+      .returning('delivery_id');
+    const newest = Math.max(...ids.map((row) => Number(row.delivery_id)));
+    const oldest = Math.min(...ids.map((row) => Number(row.delivery_id)));
+    const path = `/dashboard/connections/webhooks/${endpoint.endpoint_id}`;
+    const first = await agent.get(path);
+    expect(first.text.match(/<tr data-delivery=/g)).toHaveLength(50);
+    expect(first.text).toContain(`<tr data-delivery="${newest}">`);
+    expect(first.text).not.toContain(`<tr data-delivery="${oldest}">`);
+    expect(first.text).toContain(`href="${path}?before=${oldest + 1}" rel="next">Older →</a>`);
+    const second = await agent.get(`${path}?before=${oldest + 1}`);
+    expect(second.text.match(/<tr data-delivery=/g)).toHaveLength(1);
+    expect(second.text).toContain(`<tr data-delivery="${oldest}">`);
+    expect(second.text).not.toContain('Older →');
+    expect(second.text).toContain('← Newest');
+    const bad = await agent.get(`${path}?before=abc`);
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain('before must be a delivery id');
+  });
+
   it('shows a failed test with the receiver’s answer', async () => {
     const local = await receiver();
     local.answer = () => ({ status: 500 });
