@@ -42,6 +42,7 @@ export async function shopifyEmbeddedSession(ctx: Ctx, app: ShopifyAppConfig | n
   return {
     brand_id: link.brand_id,
     shop: dest,
+    user: payload.sub ? `shopify user ${payload.sub}` : undefined,
     frame_ancestors: [`https://${dest}`, 'https://admin.shopify.com'],
     runtime_script: APP_BRIDGE_SCRIPT,
     runtime_meta: { 'shopify-api-key': app.apiKey },

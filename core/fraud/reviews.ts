@@ -34,6 +34,8 @@ export interface ReviewView extends ReviewSummary {
     visitor_id: string | null;
     ip_address: string | null;
     order_value: number;
+    /** The order's currency (order_value and refunded_total are in it). */
+    currency: string;
     refunded_total: number;
     referrer_reward_paid: number;
     referral_code: string | null;
@@ -60,6 +62,7 @@ interface ReviewRow {
   visitor_id: string | null;
   customer_ip: string | null;
   order_value: string;
+  currency: string;
   refunded_total: string;
   referrer_reward_paid: string;
   referral_code: string | null;
@@ -90,6 +93,7 @@ function toReviewView(row: ReviewRow): ReviewView {
       visitor_id: row.visitor_id,
       ip_address: row.customer_ip,
       order_value: amountFromDecimal(row.order_value),
+      currency: row.currency,
       refunded_total: amountFromDecimal(row.refunded_total),
       referrer_reward_paid: amountFromDecimal(row.referrer_reward_paid),
       referral_code: row.referral_code,
@@ -109,7 +113,7 @@ function reviewRows(db: Executor, brandId: string): Knex.QueryBuilder {
     .select(
       'r.review_id', 'r.conversion_id', 'r.advocate_id', 'r.reasons', 'r.status', 'r.decided_by', 'r.decided_at', 'r.note', 'r.created_at',
       'c.order_id', 'c.status as conversion_status', 'c.email', 'c.customer_id', 'c.visitor_id', db.raw('host(c.customer_ip) AS customer_ip'),
-      'c.order_value', 'c.refunded_total', 'c.referrer_reward_paid', 'c.referral_code', 'c.source', 'c.created_at as conversion_created_at',
+      'c.order_value', 'c.currency', 'c.refunded_total', 'c.referrer_reward_paid', 'c.referral_code', 'c.source', 'c.created_at as conversion_created_at',
       'a.email as advocate_email', 'a.first_name as advocate_first_name',
     );
 }
@@ -130,6 +134,10 @@ export interface ReviewListQuery {
   /** Oldest first; `after` is the last review_id of the previous page. */
   after?: number;
   limit: number;
+  /** Open reviews before decided ones (the dashboard's queue); otherwise by review_id alone. */
+  openFirst?: boolean;
+  /** Rows to skip (the dashboard's numbered pages); `after` is the API's cursor. */
+  offset?: number;
 }
 
 export interface ReviewPage {
@@ -139,7 +147,9 @@ export interface ReviewPage {
 }
 
 export async function listReviews(db: Executor, brand: Brand, query: ReviewListQuery): Promise<ReviewPage> {
-  const builder = reviewRows(db, brand.brand_id).orderBy('r.review_id').limit(query.limit + 1);
+  const builder = reviewRows(db, brand.brand_id).limit(query.limit + 1).offset(query.offset ?? 0);
+  if (query.openFirst) builder.orderByRaw("(r.status = 'open') DESC");
+  builder.orderBy('r.review_id');
   if (query.status) builder.andWhere('r.status', query.status);
   if (query.after !== undefined) builder.andWhere('r.review_id', '>', query.after);
   const rows: ReviewRow[] = await builder;

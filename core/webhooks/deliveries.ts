@@ -79,6 +79,8 @@ export interface DeliveryFilter {
   endpointId?: string;
   status?: DeliveryStatus;
   limit?: number;
+  /** Only deliveries older than this one (the next page of a newest-first log). */
+  before?: number;
 }
 
 /** Newest first (at most 100 unless asked), optionally one endpoint's (which must exist). */
@@ -90,6 +92,7 @@ export async function listWebhookDeliveries(db: Executor, brandId: string, filte
     query.andWhere('d.endpoint_id', filter.endpointId);
   }
   if (filter.status !== undefined) query.andWhere('d.status', filter.status);
+  if (filter.before !== undefined) query.andWhere('d.delivery_id', '<', filter.before);
   return (await query).map(toView);
 }
 

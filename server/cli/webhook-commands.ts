@@ -5,7 +5,7 @@ import { createWebhookEndpoint, enableWebhookEndpoint, listWebhookEndpoints, rem
 import { describeZodError } from '../schemas/describe-zod-error';
 import { parseEventList } from '../schemas/webhook-endpoint-request';
 import { testWebhookEndpoint } from '../webhooks/deliver-webhooks';
-import { webhookSettingsOf } from '../webhooks/webhook-settings';
+import { deliveryDepsOf, endpointOptionsOf } from '../webhooks/webhook-deps';
 import { brandFlag, numberFlag, optionalFlag, requiredFlag } from './args';
 import { CliError } from './cli-error';
 import type { Command } from './command';
@@ -40,7 +40,7 @@ export const webhookCommands: Record<string, Command> = {
         db,
         brandId,
         { url, events, description: optionalFlag(flags, 'description') ?? null },
-        { encryptionSecret: config.keyEncryptionSecret, allowPrivate: webhookSettingsOf(config).allowPrivate },
+        endpointOptionsOf(config),
       );
       const { secret, ...shown } = endpoint;
       return { endpoint_id: endpoint.id, secret, note: 'the signing secret is shown only this once', endpoint: shown };
@@ -67,11 +67,7 @@ export const webhookCommands: Record<string, Command> = {
   'webhook test': {
     usage: 'webhook test --brand ID --endpoint ENDPOINT_ID [--json]',
     async run(flags, { db, config }) {
-      const delivery = await testWebhookEndpoint(
-        { db, encryptionSecret: config.keyEncryptionSecret, settings: webhookSettingsOf(config) },
-        brandFlag(flags),
-        requiredFlag(flags, 'endpoint'),
-      );
+      const delivery = await testWebhookEndpoint(deliveryDepsOf({ db, config }), brandFlag(flags), requiredFlag(flags, 'endpoint'));
       return { delivered: delivery.status === 'delivered', delivery };
     },
   },

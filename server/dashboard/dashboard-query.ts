@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { REVIEW_STATUSES } from '../../core/fraud/reviews';
 import { ACTIVITY_KINDS } from '../../core/reports/activity-feed';
 import { type Period, PERIOD_PRESETS, customPeriod, lastDays } from '../../core/reports/period';
 
@@ -27,6 +28,24 @@ export const activityQuerySchema = reportQuerySchema.extend({
     (kind) => (kind === undefined ? [] : Array.isArray(kind) ? kind : [kind]),
     z.array(z.enum(ACTIVITY_KINDS, { error: `kind must be one of ${ACTIVITY_KINDS.join(', ')}` })),
   ),
+});
+
+/** GET /dashboard/reviews: the queue (open by default), a page of it, the export; `done`/`review` say what the last form did. */
+export const reviewsQuerySchema = reportQuerySchema.pick({ page: true, format: true }).extend({
+  status: z.enum([...REVIEW_STATUSES, 'all'], { error: 'status must be open, approved, rejected or all' }).default('open'),
+  done: z.enum(['approved', 'rejected']).optional().catch(undefined),
+  review: z.coerce.number().int().positive().optional().catch(undefined),
+});
+
+/** GET /dashboard/connections and an endpoint's page: what the last webhook form did. */
+export const webhookNoticeSchema = z.object({
+  done: z.enum(['removed', 'enabled', 'tested', 'replayed']).optional().catch(undefined),
+  delivery: z.coerce.number().int().positive().optional().catch(undefined),
+  /** The delivery log's page: deliveries older than this id. */
+  before: z.coerce.number({ error: 'before must be a delivery id' }).int({ error: 'before must be a delivery id' }).positive({ error: 'before must be a delivery id' }).optional(),
+  /** The endpoint just added, whose secret the page shows once. */
+  created: z.string().max(100).optional().catch(undefined),
+  format: reportQuerySchema.shape.format,
 });
 
 export type ReportQuery = z.infer<typeof reportQuerySchema>;

@@ -4,7 +4,10 @@ import type { ConnectorParts } from '../http/connector';
 import { readRawBody } from '../middleware/json-body';
 import { serveAsset } from './assets';
 import { logout, requireViewer } from './dashboard-session';
-import { activityPage, advocatePage, advocatesPage, connectionsPage, overviewPage, productsPage } from './report-pages';
+import { activityPage, advocatePage, advocatesPage, overviewPage, productsPage } from './report-pages';
+import { seeOther } from './form-actions';
+import { decideReviewForm, reviewsPage } from './review-pages';
+import { addEndpointForm, connectionsWithWebhooksPage, endpointForm, endpointPage } from './webhook-pages';
 import { dashboardErrorPage, login, loginConfirmPage, rootPage, signInHelpPage } from './sign-in-pages';
 
 /** A posted form (application/x-www-form-urlencoded), read from the raw body. */
@@ -28,6 +31,19 @@ export function dashboardRoutes(connectors: readonly ConnectorParts[]): Router<A
   router.get('/dashboard/advocates/:id', dashboardErrorPage, viewer, (ctx) => advocatePage(ctx, ctx.params.id!));
   router.get('/dashboard/activity', dashboardErrorPage, viewer, activityPage);
   router.get('/dashboard/products', dashboardErrorPage, viewer, productsPage);
-  router.get('/dashboard/connections', dashboardErrorPage, viewer, (ctx) => connectionsPage(ctx, connectors));
+  router.get('/dashboard/reviews', dashboardErrorPage, viewer, (ctx) => reviewsPage(ctx));
+  router.post('/dashboard/reviews/:id/approve', dashboardErrorPage, readRawBody, viewer, (ctx) => decideReviewForm(ctx, ctx.params.id!, 'approved', formOf(ctx)));
+  router.post('/dashboard/reviews/:id/reject', dashboardErrorPage, readRawBody, viewer, (ctx) => decideReviewForm(ctx, ctx.params.id!, 'rejected', formOf(ctx)));
+  router.get('/dashboard/connections', dashboardErrorPage, viewer, (ctx) => connectionsWithWebhooksPage(ctx, connectors));
+  router.post('/dashboard/connections/webhooks', dashboardErrorPage, readRawBody, viewer, (ctx) => addEndpointForm(ctx, connectors, formOf(ctx)));
+  // The address the add form's 201 page stays on: reopened later, it is Connections.
+  router.get('/dashboard/connections/webhooks', dashboardErrorPage, viewer, (ctx) => seeOther(ctx, '/dashboard/connections'));
+  router.get('/dashboard/connections/webhooks/:id', dashboardErrorPage, viewer, (ctx) => endpointPage(ctx, ctx.params.id!));
+  for (const action of ['test', 'enable', 'remove'] as const) {
+    router.post(`/dashboard/connections/webhooks/:id/${action}`, dashboardErrorPage, readRawBody, viewer, (ctx) => endpointForm(ctx, ctx.params.id!, action, formOf(ctx)));
+  }
+  router.post('/dashboard/connections/webhooks/:id/deliveries/:delivery/replay', dashboardErrorPage, readRawBody, viewer, (ctx) =>
+    endpointForm(ctx, ctx.params.id!, 'replay', formOf(ctx), ctx.params.delivery),
+  );
   return router;
 }

@@ -140,8 +140,8 @@ export async function productsPage(ctx: Ctx): Promise<void> {
   renderPage(ctx, 'products', { title: 'Revenue by product', section: '/dashboard/products', chart: true, rows, currency, period, days, params: periodParams(query) });
 }
 
-/** GET /dashboard/connections: each connector's section (Shopify, Medusa) and the outbound-webhooks slot. */
-export async function connectionsPage(ctx: Ctx, connectors: readonly ConnectorParts[]): Promise<void> {
+/** GET /dashboard/connections: each connector's section (Shopify, Medusa) and the outbound webhooks (webhook-pages.ts). */
+export async function connectionsPage(ctx: Ctx, connectors: readonly ConnectorParts[], webhooks: Record<string, unknown>, status?: number): Promise<void> {
   const { brand } = viewerOf(ctx);
   const { db } = ctx.app.context.deps;
   const sections = [];
@@ -149,5 +149,5 @@ export async function connectionsPage(ctx: Ctx, connectors: readonly ConnectorPa
     const section = await connector.dashboard?.connection?.(db, brand.brand_id);
     if (section) sections.push(section);
   }
-  renderPage(ctx, 'connections', { title: 'Connections', section: '/dashboard/connections', sections });
+  renderPage(ctx, 'connections', { title: 'Connections', section: '/dashboard/connections', sections, webhooks }, status);
 }

@@ -40,6 +40,8 @@ export interface EmbeddedSession {
   brand_id: string;
   /** The shop (or store) whose admin frames the dashboard. */
   shop: string;
+  /** The platform's user signed in to that admin, when the token names one (recorded as who decided). */
+  user?: string;
   /** Origins allowed to frame the pages (CSP frame-ancestors). */
   frame_ancestors: string[];
   /** The platform's own runtime script the page must load first (e.g. Shopify App Bridge), and its meta tags. */

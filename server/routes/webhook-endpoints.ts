@@ -1,12 +1,11 @@
 import type Router from '@koa/router';
-import { NotFound } from '../../core/errors';
 import { listWebhookDeliveries, replayWebhookDelivery } from '../../core/webhooks/deliveries';
 import { createWebhookEndpoint, enableWebhookEndpoint, getWebhookEndpoint, listWebhookEndpoints, removeWebhookEndpoint } from '../../core/webhooks/endpoints';
 import type { AppContext, AppState, Ctx, Middleware } from '../app-context';
 import { parseJsonObject } from '../middleware/json-body';
-import { deliveryQuerySchema, parseWebhookEndpointRequest } from '../schemas/webhook-endpoint-request';
+import { deliveryQuerySchema, parseDeliveryId, parseWebhookEndpointRequest } from '../schemas/webhook-endpoint-request';
 import { testWebhookEndpoint } from '../webhooks/deliver-webhooks';
-import { webhookSettingsOf } from '../webhooks/webhook-settings';
+import { deliveryDepsOf, endpointOptionsOf } from '../webhooks/webhook-deps';
 
 const brandOf = (ctx: Ctx) => ctx.state.brand!.brand_id;
 /** The `:id` of the path (the router sets ctx.params). */
@@ -16,18 +15,11 @@ const ok = (ctx: Ctx, data: unknown, status = 200) => {
   ctx.body = { success: true, data };
 };
 
-/** A delivery id in a path: a positive integer, else no such delivery. */
-function deliveryId(raw: string): number {
-  const id = Number(raw);
-  if (!Number.isSafeInteger(id) || id <= 0) throw new NotFound(`webhook delivery ${raw} not found`);
-  return id;
-}
-
 /** POST: 201 with the endpoint and its signing secret, shown this once. */
 const create: Middleware = async (ctx) => {
   const input = parseWebhookEndpointRequest(parseJsonObject(ctx.state.rawBody));
   const { db, config } = ctx.app.context.deps;
-  const endpoint = await createWebhookEndpoint(db, brandOf(ctx), input, { encryptionSecret: config.keyEncryptionSecret, allowPrivate: webhookSettingsOf(config).allowPrivate });
+  const endpoint = await createWebhookEndpoint(db, brandOf(ctx), input, endpointOptionsOf(config));
   ok(ctx, endpoint, 201);
 };
 
@@ -36,11 +28,7 @@ const show: Middleware = async (ctx) => ok(ctx, await getWebhookEndpoint(ctx.app
 const remove: Middleware = async (ctx) => ok(ctx, await removeWebhookEndpoint(ctx.app.context.deps.db, brandOf(ctx), idOf(ctx)));
 const enable: Middleware = async (ctx) => ok(ctx, await enableWebhookEndpoint(ctx.app.context.deps.db, brandOf(ctx), idOf(ctx)));
 
-const test: Middleware = async (ctx) => {
-  const { db, config, logger } = ctx.app.context.deps;
-  const deps = { db, encryptionSecret: config.keyEncryptionSecret, settings: webhookSettingsOf(config), logger };
-  ok(ctx, await testWebhookEndpoint(deps, brandOf(ctx), idOf(ctx)));
-};
+const test: Middleware = async (ctx) => ok(ctx, await testWebhookEndpoint(deliveryDepsOf(ctx.app.context.deps), brandOf(ctx), idOf(ctx)));
 
 const deliveries: Middleware = async (ctx) => {
   const query = deliveryQuerySchema.parse(ctx.query);
@@ -49,7 +37,7 @@ const deliveries: Middleware = async (ctx) => {
 
 /** POST /webhook-deliveries/{id}/replay: 201 with the new delivery of the same event. */
 const replay: Middleware = async (ctx) => {
-  ok(ctx, await replayWebhookDelivery(ctx.app.context.deps.db, brandOf(ctx), deliveryId(idOf(ctx))), 201);
+  ok(ctx, await replayWebhookDelivery(ctx.app.context.deps.db, brandOf(ctx), parseDeliveryId(idOf(ctx))), 201);
 };
 
 /** The webhook routes of /api/v1, each after `guard` (body, API key, plan). */

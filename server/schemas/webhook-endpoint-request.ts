@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { NotFound } from '../../core/errors';
 import type { NewWebhookEndpoint } from '../../core/webhooks/endpoints';
 import { WEBHOOK_EVENT_TYPES } from '../../core/webhooks/event-types';
 import { MAX_STRING, text } from './fields';
@@ -26,4 +27,11 @@ export const deliveryQuerySchema = z.object({
 /** The events an endpoint subscribes to, from the CLI's comma-separated `--events a,b`. */
 export function parseEventList(list: string): NewWebhookEndpoint['events'] {
   return z.object({ events: webhookEndpointRequestSchema.shape.events }).parse({ events: list.split(',').map((type) => type.trim()).filter(Boolean) }).events;
+}
+
+/** A delivery id in a path: a positive integer, else no such delivery. */
+export function parseDeliveryId(raw: string): number {
+  const id = Number(raw);
+  if (!Number.isSafeInteger(id) || id <= 0) throw new NotFound(`webhook delivery ${raw} not found`);
+  return id;
 }

@@ -185,13 +185,13 @@ describeInBrowser('the dashboard in a real browser (Chromium)', () => {
     await page.close();
   });
 
-  it('shows the Shopify connection and the outbound-webhooks slot on Connections', async () => {
+  it('shows the Shopify connection and the outbound-webhooks section on Connections', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await signIn(page);
     await page.getByRole('link', { name: 'Connections' }).click();
     expect(await page.getByRole('heading', { name: 'Shopify' }).count()).toBe(1);
     expect(await page.locator('main').innerText()).toContain(`${shop}: installed (public app)`);
-    expect(await page.locator('[data-slot="outbound-webhooks"]').count()).toBe(1);
+    expect(await page.getByRole('heading', { name: 'Outbound webhooks' }).count()).toBe(1);
     await shot(page, 'connections-desktop');
     await page.close();
   });

@@ -323,7 +323,7 @@ describe('what the dashboard shows', () => {
     expect((await agent.get('/dashboard/advocates')).text).not.toContain('Theirs');
   });
 
-  it('shows on Connections a refused Shopify topic with what to do, the Medusa deliveries, and the outbound-webhooks slot', async () => {
+  it('shows on Connections a refused Shopify topic with what to do, the Medusa deliveries, and the outbound-webhooks section', async () => {
     const brand = await givenBrand(t.db);
     const shop = `conn-${brand.brandId.slice(0, 8)}.myshopify.com`;
     await t.db('shopify_shops').insert({ brand_id: brand.brandId, shop_domain: shop, app_kind: 'custom', status: 'installed' });
@@ -338,7 +338,7 @@ describe('what the dashboard shows', () => {
     expect(page.text).toContain(`${shop}: installed (custom app), 1 webhook topic(s) refused.`);
     expect(page.text).toContain('orders/paid: This app is not approved to subscribe to webhook topics containing protected customer data. → Request protected customer data access for the app');
     expect(page.text).toContain('<td>order_01MEDUSA</td><td>{&quot;conversion_id&quot;:7}</td><td>evt_dash_1</td>');
-    expect(page.text).toContain('data-slot="outbound-webhooks"');
+    expect(page.text).toContain('<h2 id="outbound-webhooks">Outbound webhooks</h2>');
   });
 
   it('serves its assets from this server with long cache headers', async () => {

@@ -88,7 +88,17 @@
     });
     document.addEventListener('submit', function (event) {
       var form = event.target;
-      if ((form.getAttribute('method') || 'get').toLowerCase() !== 'get') return;
+      if ((form.getAttribute('method') || 'get').toLowerCase() !== 'get') {
+        // A POST form (a decision, an endpoint): its action carries a fresh token, its body stays a form.
+        event.preventDefault();
+        window.shopify.idToken().then(function (token) {
+          var action = new URL(form.getAttribute('action') || window.location.pathname, window.location.href);
+          action.searchParams.set('id_token', token);
+          form.setAttribute('action', action.toString());
+          form.submit();
+        });
+        return;
+      }
       event.preventDefault();
       var url = new URL(form.getAttribute('action') || window.location.pathname, window.location.href);
       new FormData(form).forEach(function (value, name) { if (name !== 'id_token') url.searchParams.append(name, value); });

@@ -1,0 +1,165 @@
+/// <reference lib="dom" />
+// page.evaluate callbacks run in the browser: their code sees the DOM.
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { type Browser, type Page, chromium } from 'playwright-core';
+import type { WebhookSettings } from '../../server/webhooks/webhook-settings';
+import { type TestBrand, givenAdvocate, givenBrand } from '../helpers/fixtures';
+import { type TestApp, startTestApp } from '../helpers/test-app';
+import { closeTestDatabase } from '../helpers/test-database';
+import { type Receiver, startReceiver } from '../webhooks/receiver';
+import { signInLink } from './dashboard-helpers';
+
+// A real browser: Debian's Chromium (apt-get install chromium), driven by playwright-core.
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const haveChromium = fs.existsSync(CHROMIUM);
+if (!haveChromium) {
+  console.warn(`SKIPPED: the dashboard pages' browser tests need Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
+}
+const describeInBrowser = haveChromium ? describe : describe.skip;
+
+// UPDATE_SCREENSHOTS=1 refreshes the committed ones in docs/screenshots; otherwise they go to a temporary folder.
+const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(__dirname, '../../docs/screenshots') : path.join(os.tmpdir(), 'dashboard-screenshots');
+/** The receiver listens on 127.0.0.1: allowed here, as WEBHOOK_ALLOW_PRIVATE=true allows it on a developer's machine. */
+const SETTINGS: WebhookSettings = { allowPrivate: true, timeoutMs: 2_000, workerIntervalMs: 50, retryScale: 0.001, disableAfterFailures: 50, disableAfterDays: 5 };
+
+let t: TestApp;
+let server: http.Server;
+let origin: string;
+let browser: Browser;
+let brand: TestBrand;
+let receiver: Receiver;
+
+/** Two orders from disposable addresses and one from the advocate's own device, held for review, through the API. */
+async function givenHeldOrders(): Promise<void> {
+  brand = await givenBrand(t.db, { name: 'Northwind Outfitters', plan: 'premier', reward_type: 'percentage', reward_value: 10, reward_hold_days: 0 });
+  const ann = await givenAdvocate(t.db, brand.brandId, { first_name: 'Ann', email: 'ann@northwind.example', code: 'ANN10' });
+  for (const [email, orderId, value] of [['shopper@mailinator.com', 'NW-2001', 120], ['deals@yopmail.com', 'NW-2002', 64.5]] as const) {
+    const sent = await t.http.post('/api/v1/track/conversion').set(brand.headers).send({ email, order_id: orderId, order_value: value, referral_code: ann.code });
+    expect([orderId, sent.status, sent.body.data.review?.status]).toEqual([orderId, 201, 'open']);
+  }
+}
+
+async function signIn(page: Page): Promise<void> {
+  const { url } = await signInLink(t.db, brand.brandId, origin);
+  await page.goto(url.toString());
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${origin}/dashboard`);
+}
+
+const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+const pageWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth);
+
+describeInBrowser('the Reviews and outbound-webhooks pages in a real browser (Chromium)', () => {
+  beforeAll(async () => {
+    t = await startTestApp({ webhooks: SETTINGS });
+    server = http.createServer(t.app.callback());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    receiver = await startReceiver();
+    fs.mkdirSync(SCREENSHOTS, { recursive: true });
+    await givenHeldOrders();
+  }, 60_000);
+  afterAll(async () => {
+    await receiver?.close();
+    await browser?.close();
+    await new Promise((resolve) => server?.close(resolve));
+    await closeTestDatabase();
+  });
+
+  it('approves a held order from the Reviews page with the keyboard: the review is decided by the dashboard and the reward credited', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await signIn(page);
+    await page.getByRole('link', { name: 'Reviews' }).focus();
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`${origin}/dashboard/reviews`);
+    const cards = page.locator('article.review');
+    expect(await cards.count()).toBe(2);
+    expect(await cards.first().locator('h2').innerText()).toMatch(/^Review \d+ · order NW-2001 OPEN$/);
+    expect(await cards.first().locator('[data-field="amount"]').innerText()).toBe('120.00 USD');
+    expect(await cards.first().innerText()).toContain('disposable_email: mailinator.com is a disposable email provider');
+    await shot(page, 'reviews-desktop');
+
+    const first = cards.first();
+    await first.getByLabel('Note (optional)').focus();
+    await page.keyboard.type('Known customer, phoned');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toMatch(/^Approve review \d+$/);
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/done=approved/);
+    expect(await page.getByRole('status').first().innerText()).toMatch(/^Review \d+ approved\.$/);
+    expect(await page.locator('article.review').count()).toBe(1);
+
+    const approved = await t.http.get('/api/v1/reviews?status=approved').set(brand.headers);
+    expect(approved.body.data.reviews).toEqual([
+      expect.objectContaining({ status: 'approved', decided_by: 'dashboard', note: 'Known customer, phoned', conversion: expect.objectContaining({ order_id: 'NW-2001' }) }),
+    ]);
+    const balance = await t.http.get(`/api/v1/advocates/${approved.body.data.reviews[0].advocate_id}/balance`).set(brand.headers);
+    expect(balance.body.data).toMatchObject({ approved: 12 });
+
+    // The browser's own validation keeps a rejection without a reason from being sent at all.
+    await page.locator('article.review').first().getByRole('button', { name: /^Reject review/ }).click();
+    expect(await page.locator('article.review').count()).toBe(1);
+    expect(await page.evaluate(() => (document.querySelector('input[name="reason"]') as HTMLInputElement).validity.valueMissing)).toBe(true);
+    await page.close();
+  });
+
+  it('reads on a phone: the review cards fit the screen', async () => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+    await signIn(page);
+    await page.goto(`${origin}/dashboard/reviews?status=all`);
+    expect(await page.locator('article.review').count()).toBe(2);
+    expect(await pageWidth(page)).toBeLessThanOrEqual(390);
+    await shot(page, 'reviews-phone');
+    await page.close();
+  });
+
+  it('adds an endpoint (its secret shown once), sends it a test event and sees it delivered in the log', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await signIn(page);
+    await page.getByRole('link', { name: 'Connections' }).click();
+    await page.getByLabel('URL (https://…)').fill(receiver.url);
+    await page.getByLabel('conversion.created').check();
+    await page.getByLabel('reward.credited').check();
+    await page.getByLabel('Description (optional)').fill('Our ERP');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await page.waitForURL(/\/dashboard\/connections\?created=ep_/);
+    const createdAt = page.url();
+    const secret = await page.getByRole('textbox', { name: 'Signing secret', exact: true }).inputValue();
+    expect(secret).toMatch(/^whsec_/);
+    expect(await page.locator('main').innerText()).toContain('shown only this once');
+    await shot(page, 'connections-webhook-added-desktop');
+
+    await page.getByRole('link', { name: 'Send it a test event' }).click();
+    await page.getByRole('button', { name: 'Send a test event' }).click();
+    await page.waitForURL(/done=tested/);
+    expect(await page.getByRole('status').first().innerText()).toBe('Test event delivered: the receiver answered HTTP 200.');
+    const row = page.locator('tbody tr[data-delivery]');
+    expect(await row.count()).toBe(1);
+    const cells = (await row.first().locator('th, td').allInnerTexts()).map((text) => text.trim());
+    expect(cells[1]).toMatch(/^webhook\.test\nevt_\S+$/);
+    expect(cells.slice(2, 7)).toEqual(['DELIVERED', '1', expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC$/), 'HTTP 200', '']);
+    expect(await row.first().getByRole('button', { name: /^Replay delivery \d+$/ }).count()).toBe(1);
+    expect(receiver.received).toHaveLength(1);
+    expect(JSON.parse(receiver.received[0]!.body)).toMatchObject({ type: 'webhook.test' });
+    expect(await pageWidth(page)).toBeLessThanOrEqual(1280);
+    await shot(page, 'connections-webhook-log-desktop');
+
+    await page.getByRole('link', { name: '← Connections' }).click();
+    expect(await page.locator('main').innerText()).not.toContain(secret);
+    // The address that showed it, opened again: no secret.
+    await page.goto(createdAt);
+    expect(await page.locator('main').innerText()).not.toContain(secret);
+    const endpointRow = page.locator('[data-section="outbound-webhooks"] tbody tr');
+    expect(await endpointRow.innerText()).toContain('webhook.test: delivered (HTTP 200)');
+    expect(await pageWidth(page)).toBeLessThanOrEqual(1280);
+    await shot(page, 'connections-webhooks-desktop');
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await pageWidth(page)).toBeLessThanOrEqual(390);
+    await page.close();
+  });
+});
