@@ -75,6 +75,8 @@ export async function requeueDelivery(db: Executor, brandId: string, webhookId: 
   const updated = await db('shopify_inbox')
     .where({ brand_id: brandId, webhook_id: webhookId })
     .whereNot({ status: 'done' })
-    .update({ status: 'pending', next_attempt_at: db.fn.now() });
-  if (updated === 0) throw new NotFound(`no failed or pending delivery ${webhookId} for brand ${brandId}`);
+    .update({ status: 'pending', next_attempt_at: db.fn.now() })
+    .returning('webhook_id');
+  // Counted from RETURNING, which every driver reports (the embedded one's row counts are not relied on).
+  if (updated.length === 0) throw new NotFound(`no failed or pending delivery ${webhookId} for brand ${brandId}`);
 }

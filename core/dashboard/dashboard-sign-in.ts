@@ -74,8 +74,10 @@ export async function redeemLoginLink(trx: Knex.Transaction, brandId: string, to
     .where({ brand_id: brandId, token_hash: hashOf(token) })
     .whereNull('used_at')
     .where('expires_at', '>', trx.fn.now())
-    .update({ used_at: trx.fn.now() });
-  if (spent === 0) throw new LoginLinkRefused((await linkRefusal(trx, brandId, token)) ?? 'This sign-in link cannot be used.');
+    .update({ used_at: trx.fn.now() })
+    .returning('token_hash');
+  // Counted from RETURNING, which every driver reports (the embedded one's row counts are not relied on).
+  if (spent.length === 0) throw new LoginLinkRefused((await linkRefusal(trx, brandId, token)) ?? 'This sign-in link cannot be used.');
   const sessionSecret = secret();
   const session = { brand_id: brandId, csrf_token: secret(), expires_at: new Date(Date.now() + SESSION_TTL_HOURS * 3_600_000) };
   await trx('dashboard_sessions').insert({ ...session, session_hash: hashOf(sessionSecret) });

@@ -109,8 +109,9 @@ export async function getWebhookEndpoint(db: Executor, brandId: string, endpoint
 
 /** Deletes the endpoint with its delivery log; its events stay for the other endpoints. */
 export async function removeWebhookEndpoint(db: Executor, brandId: string, endpointId: string): Promise<{ id: string; removed: true }> {
-  const removed = await db('webhook_endpoints').where({ brand_id: brandId, endpoint_id: endpointId }).delete();
-  if (removed === 0) throw new NotFound(`webhook endpoint ${endpointId} not found`);
+  // Counted from RETURNING: the embedded driver does not report a delete's row count.
+  const removed = await db('webhook_endpoints').where({ brand_id: brandId, endpoint_id: endpointId }).delete().returning('endpoint_id');
+  if (removed.length === 0) throw new NotFound(`webhook endpoint ${endpointId} not found`);
   await brandChanged(db, brandId);
   return { id: endpointId, removed: true };
 }

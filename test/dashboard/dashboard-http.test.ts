@@ -221,7 +221,7 @@ describe('what the dashboard shows', () => {
     const fourDaysAgo = new Date(Date.now() - 4 * 86_400_000);
     await t.db('conversions').where({ brand_id: brand.brandId, order_id: orderId }).update({ created_at: fourDaysAgo });
     const agent = await signedInAgent(t.app, t.db, brand.brandId);
-    expect(metric((await agent.get('/dashboard?period=7')).text, 'revenue')).toBe('40.00');
+    expect(metric((await agent.get('/dashboard?period=7')).text, 'revenue')).toBe('40.00 USD');
     const storedDay = () => t.db('report_days').where({ brand_id: brand.brandId }).whereRaw('day = CAST(? AS date)', [fourDaysAgo.toISOString().slice(0, 10)]).first();
     for (let wait = 0; wait < 50 && !(await storedDay()); wait += 1) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(await storedDay()).toMatchObject({ conversions: 1, revenue: '40.00' });
@@ -229,7 +229,7 @@ describe('what the dashboard shows', () => {
     await t.db('reward_ledger').where({ brand_id: brand.brandId }).delete();
     await t.db('conversions').where({ brand_id: brand.brandId }).delete();
     expect(await storedDay()).toBeUndefined();
-    expect(metric((await agent.get('/dashboard?period=7')).text, 'revenue')).toBe('0.00');
+    expect(metric((await agent.get('/dashboard?period=7')).text, 'revenue')).toBe('0.00 USD');
   });
 
   it('shows an order of 90 minutes ago, whether its hour is stored or live, and its refund at once', async () => {

@@ -392,7 +392,7 @@ describe('Connections → Outbound webhooks', () => {
     expect((await agent.get(`${path}?format=csv`)).status).toBe(404);
     for (const action of ['test', 'enable', 'remove']) {
       const response = await agent.post(`${path}/${action}`).type('form').send({ csrf_token: csrf, confirm: 'yes' });
-      expect(response.status).toBe(404);
+      expect([action, response.status]).toEqual([action, 404]);
       expect(response.text).toContain(`webhook endpoint ${endpoint.endpoint_id} not found`);
     }
     expect((await agent.get('/dashboard/connections')).text).not.toContain('mine.example.com');
