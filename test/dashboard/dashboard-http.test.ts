@@ -175,6 +175,20 @@ describe('what the dashboard shows', () => {
     expect(page.text).toContain('10.00 USD per order');
   });
 
+  it('stores the rest of the last year in the background after a sign-in, so a custom period of 200 days ago reads stored days', async () => {
+    const brand = await givenBrand(t.db);
+    const advocate = await givenAdvocate(t.db, brand.brandId);
+    const orderId = uniqueOrderId();
+    expect((await t.http.post('/api/v1/track/conversion').set(brand.headers).send({ email: 'y@example.com', order_id: orderId, order_value: 70, referral_code: advocate.code })).status).toBe(201);
+    const longAgo = new Date(Date.now() - 200 * 86_400_000);
+    await t.db('conversions').where({ brand_id: brand.brandId, order_id: orderId }).update({ created_at: longAgo });
+    const day = longAgo.toISOString().slice(0, 10);
+    await signedInAgent(t.app, t.db, brand.brandId);
+    const storedDay = () => t.db('report_days').where({ brand_id: brand.brandId }).whereRaw(`day = CAST(? AS date)`, [day]).first();
+    for (let wait = 0; wait < 100 && !(await storedDay()); wait += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await storedDay()).toMatchObject({ conversions: 1, revenue: '70.00' });
+  });
+
   it('stores a closed day\'s figures once, and shows a later refund of that day\'s order at once (the stored day is dropped)', async () => {
     const brand = await givenBrand(t.db, { reward_type: 'fixed', reward_value: 10 });
     const advocate = await givenAdvocate(t.db, brand.brandId);
