@@ -4,6 +4,25 @@ import { runStatements } from './run-statements';
 // The merchant's dashboard: one-time sign-in links and the sessions they open (only hashes of
 // their secrets are stored), the indexes its period-bounded read queries need, and each closed
 // day's report figures, stored once computed and dropped by a trigger when the day changes.
+
+// The figures a stored day and a stored hour both keep (report_days, report_hours), and those of
+// their products (report_day_products, report_hour_products).
+const FIGURE_COLUMNS = `  conversions integer NOT NULL,
+  revenue numeric(16,2) NOT NULL,
+  refunded numeric(16,2) NOT NULL,
+  refunded_orders integer NOT NULL,
+  credits numeric(16,2) NOT NULL,
+  reversals numeric(16,2) NOT NULL,
+  redemptions numeric(16,2) NOT NULL,
+  redemption_returns numeric(16,2) NOT NULL,
+  computed_at timestamptz NOT NULL DEFAULT now(),`;
+const PRODUCT_COLUMNS = `  product_key text NOT NULL,
+  sku text,
+  names text[] NOT NULL,
+  orders integer NOT NULL,
+  quantity bigint NOT NULL,
+  revenue numeric(16,2) NOT NULL,`;
+
 const upSql = `
 CREATE TABLE dashboard_login_links (
   brand_id uuid NOT NULL REFERENCES brands (brand_id) ON DELETE CASCADE,
@@ -48,15 +67,7 @@ CREATE INDEX medusa_deliveries_by_received ON medusa_deliveries (brand_id, recei
 CREATE TABLE report_days (
   brand_id uuid NOT NULL REFERENCES brands (brand_id) ON DELETE CASCADE,
   day date NOT NULL,
-  conversions integer NOT NULL,
-  revenue numeric(16,2) NOT NULL,
-  refunded numeric(16,2) NOT NULL,
-  refunded_orders integer NOT NULL,
-  credits numeric(16,2) NOT NULL,
-  reversals numeric(16,2) NOT NULL,
-  redemptions numeric(16,2) NOT NULL,
-  redemption_returns numeric(16,2) NOT NULL,
-  computed_at timestamptz NOT NULL DEFAULT now(),
+${FIGURE_COLUMNS}
   PRIMARY KEY (brand_id, day)
 );
 
@@ -64,12 +75,7 @@ CREATE TABLE report_day_products (
   brand_id uuid NOT NULL REFERENCES brands (brand_id) ON DELETE CASCADE,
   day date NOT NULL,
   -- 'sku:<sku>' for lines with a SKU, 'name:<name>' for lines without.
-  product_key text NOT NULL,
-  sku text,
-  names text[] NOT NULL,
-  orders integer NOT NULL,
-  quantity bigint NOT NULL,
-  revenue numeric(16,2) NOT NULL,
+${PRODUCT_COLUMNS}
   PRIMARY KEY (brand_id, day, product_key)
 );
 -- Marks that a day's products were computed (a day may have none).
@@ -85,26 +91,13 @@ CREATE TABLE report_day_products_done (
 CREATE TABLE report_hours (
   brand_id uuid NOT NULL REFERENCES brands (brand_id) ON DELETE CASCADE,
   hour timestamptz NOT NULL,
-  conversions integer NOT NULL,
-  revenue numeric(16,2) NOT NULL,
-  refunded numeric(16,2) NOT NULL,
-  refunded_orders integer NOT NULL,
-  credits numeric(16,2) NOT NULL,
-  reversals numeric(16,2) NOT NULL,
-  redemptions numeric(16,2) NOT NULL,
-  redemption_returns numeric(16,2) NOT NULL,
-  computed_at timestamptz NOT NULL DEFAULT now(),
+${FIGURE_COLUMNS}
   PRIMARY KEY (brand_id, hour)
 );
 CREATE TABLE report_hour_products (
   brand_id uuid NOT NULL REFERENCES brands (brand_id) ON DELETE CASCADE,
   hour timestamptz NOT NULL,
-  product_key text NOT NULL,
-  sku text,
-  names text[] NOT NULL,
-  orders integer NOT NULL,
-  quantity bigint NOT NULL,
-  revenue numeric(16,2) NOT NULL,
+${PRODUCT_COLUMNS}
   PRIMARY KEY (brand_id, hour, product_key)
 );
 CREATE TABLE report_hour_products_done (

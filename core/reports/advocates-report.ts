@@ -1,12 +1,15 @@
 import { currencyCode, currencyExponent } from '../currency';
 import type { Executor } from '../db/transaction';
 import { NotFound } from '../errors';
-import type { LedgerEntryKind } from '../ledger/entry-kind';
+import { HELD_KINDS, type LedgerEntryKind } from '../ledger/entry-kind';
 import { type RewardBalance, rewardBalance } from '../ledger/reward-ledger';
 import { amountFromMinor, minorFromDecimal } from '../money';
 import { type Page, containsPattern, pageOf } from './page';
 import type { Period } from './period';
 import { inBrandCurrency, reportAmounts, reportCurrency } from './report-currency';
+
+/** The held bucket's ledger kinds (constants of the code, not input), as an SQL list. */
+const HELD_KINDS_SQL = HELD_KINDS.map((kind) => `'${kind}'`).join(', ');
 
 export interface AdvocateRow {
   advocate_id: number;
@@ -76,8 +79,8 @@ export async function advocatesReport(db: Executor, brandId: string, query: Advo
                              AND c.created_at >= :from AND c.created_at < :to AND c.status <> 'pending') stats ON true
        -- Spendable: every entry but the held bucket's (pending and in-review rewards, docs/reward-lifecycle.md);
        -- pending: the held bucket's.
-       LEFT JOIN LATERAL (SELECT sum(l.amount) FILTER (WHERE l.kind NOT IN ('hold', 'hold_reversal', 'release', 'hold_void')) AS balance,
-                                 sum(l.amount) FILTER (WHERE l.kind IN ('hold', 'hold_reversal', 'release', 'hold_void')) AS pending
+       LEFT JOIN LATERAL (SELECT sum(l.amount) FILTER (WHERE l.kind NOT IN (${HELD_KINDS_SQL})) AS balance,
+                                 sum(l.amount) FILTER (WHERE l.kind IN (${HELD_KINDS_SQL})) AS pending
                             FROM reward_ledger l
                            WHERE l.brand_id = :brandId AND l.advocate_id = page.advocate_id) ledger ON true
       ORDER BY page.advocate_id`,
@@ -137,18 +140,9 @@ export interface AdvocateHistoryEntry {
   status: string | null;
 }
 
-export interface AdvocateHistory {
+/** One advocate with their figures (docs/reward-lifecycle.md "Balance figures", in `currency`) and ledger entries. */
+export interface AdvocateHistory extends Omit<RewardBalance, 'advocate_id' | 'payable'> {
   advocate: Omit<AdvocateRow, 'conversions' | 'revenue' | 'balance' | 'pending'>;
-  /** The advocate's figures (docs/reward-lifecycle.md "Balance figures"), in `currency`. */
-  currency: string;
-  credited: number;
-  reversed: number;
-  redeemed: number;
-  balance: number;
-  pending: number;
-  approved: number;
-  paid: number;
-  voided: number;
   entries: Page<AdvocateHistoryEntry>;
 }
 
@@ -163,7 +157,7 @@ export async function advocateHistory(db: Executor, brandId: string, advocateId:
   const advocate = await db('advocates').where({ brand_id: brandId, advocate_id: advocateId }).first('advocate_id', 'email', 'first_name', 'last_name');
   if (!advocate) throw new NotFound(`advocate ${advocateId} not found`);
   const codes = await db('referral_codes').where({ brand_id: brandId, advocate_id: advocateId }).orderBy(['created_at', 'code']).pluck('code');
-  const balance: RewardBalance = await rewardBalance(db, brandId, advocateId);
+  const { advocate_id: _advocateId, payable: _payable, ...figures } = await rewardBalance(db, brandId, advocateId);
   const money = reportAmounts(await reportCurrency(db, brandId));
   const rows = await db('reward_ledger as l')
     .leftJoin('conversions as c', (join) => join.on('c.brand_id', 'l.brand_id').andOn('c.conversion_id', 'l.conversion_id'))
@@ -193,15 +187,7 @@ export async function advocateHistory(db: Executor, brandId: string, advocateId:
   });
   return {
     advocate: { advocate_id: Number(advocate.advocate_id), email: advocate.email, first_name: advocate.first_name, last_name: advocate.last_name, codes: codes.join(', ') },
-    currency: balance.currency,
-    credited: balance.credited,
-    reversed: balance.reversed,
-    redeemed: balance.redeemed,
-    balance: balance.balance,
-    pending: balance.pending,
-    approved: balance.approved,
-    paid: balance.paid,
-    voided: balance.voided,
+    ...figures,
     entries: pageOf(entries, page, perPage),
   };
 }
