@@ -2,28 +2,18 @@
 // page.evaluate callbacks run in the browser: their code sees the DOM.
 import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import { type Browser, type Page, chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { configureConnectors } from '../../server/connectors';
 import { givenAdvocate, givenBrand } from '../helpers/fixtures';
 import { shopifySessionToken } from '../helpers/shopify-session-token';
 import { type TestApp, startTestApp } from '../helpers/test-app';
 import { closeTestDatabase } from '../helpers/test-database';
 import { signInLink } from './dashboard-helpers';
+import { cell, describeInBrowser, launchBrowser, shot, signIn as signInAs } from './dashboard-browser-kit';
 
-// A real browser: Debian's Chromium (apt-get install chromium), driven by playwright-core.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const haveChromium = fs.existsSync(CHROMIUM);
-if (!haveChromium) {
-  console.warn(`SKIPPED: the dashboard's browser tests need Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
-}
-const describeInBrowser = haveChromium ? describe : describe.skip;
 
 const SHOPIFY = { SHOPIFY_API_KEY: 'browser-test-key', SHOPIFY_API_SECRET: 'browser-test-secret', SHOPIFY_APP_URL: 'https://referrals.example.com' };
-// UPDATE_SCREENSHOTS=1 refreshes the committed ones in docs/screenshots; otherwise they go to a temporary folder.
-const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(__dirname, '../../docs/screenshots') : path.join(os.tmpdir(), 'dashboard-screenshots');
 const DAY = 86_400_000;
 
 let t: TestApp;
@@ -76,15 +66,8 @@ async function givenAMonthOfReferrals(): Promise<void> {
   await t.db('shopify_shops').insert({ brand_id: brandId, shop_domain: shop, app_kind: 'public', status: 'installed', scopes: 'read_orders' });
 }
 
-async function signIn(page: Page): Promise<void> {
-  const { url } = await signInLink(t.db, brandId, origin);
-  await page.goto(url.toString());
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(`${origin}/dashboard`);
-}
+const signIn = (page: Page) => signInAs(page, t.db, brandId, origin);
 
-const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
-const cell = (page: Page, metric: string) => page.locator(`[data-metric="${metric}"]`).innerText();
 
 describeInBrowser('the dashboard in a real browser (Chromium)', () => {
   beforeAll(async () => {
@@ -92,8 +75,7 @@ describeInBrowser('the dashboard in a real browser (Chromium)', () => {
     server = http.createServer(t.app.callback());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-    fs.mkdirSync(SCREENSHOTS, { recursive: true });
+    browser = await launchBrowser();
     await givenAMonthOfReferrals();
   }, 60_000);
   afterAll(async () => {

@@ -1,26 +1,15 @@
 /// <reference lib="dom" />
 // page.evaluate callbacks run in the browser: their code sees the DOM.
-import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import { type Browser, type Page, chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { approveDueRewards } from '../../core/rewards/reward-transitions';
 import { type TestBrand, givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { type TestApp, startTestApp } from '../helpers/test-app';
 import { closeTestDatabase } from '../helpers/test-database';
-import { signInLink } from './dashboard-helpers';
+import { cell, describeInBrowser, launchBrowser, shot, signIn as signInAs } from './dashboard-browser-kit';
 
 // The reports in the brand's currency, in a real browser (Debian's Chromium, driven by playwright-core).
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const haveChromium = fs.existsSync(CHROMIUM);
-if (!haveChromium) {
-  console.warn(`SKIPPED: the dashboard's browser tests need Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
-}
-const describeInBrowser = haveChromium ? describe : describe.skip;
-// UPDATE_SCREENSHOTS=1 refreshes the committed ones in docs/screenshots; otherwise they go to a temporary folder.
-const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(__dirname, '../../docs/screenshots') : path.join(os.tmpdir(), 'dashboard-screenshots');
 
 let t: TestApp;
 let server: http.Server;
@@ -34,15 +23,8 @@ async function order(brand: TestBrand, body: Record<string, unknown>): Promise<s
   return orderId;
 }
 
-async function signIn(page: Page, brandId: string): Promise<void> {
-  const { url } = await signInLink(t.db, brandId, origin);
-  await page.goto(url.toString());
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(`${origin}/dashboard`);
-}
+const signIn = (page: Page, brandId: string) => signInAs(page, t.db, brandId, origin);
 
-const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
-const cell = (page: Page, metric: string) => page.locator(`[data-metric="${metric}"]`).innerText();
 
 describeInBrowser('the dashboard in the brand\'s currency, in a real browser (Chromium)', () => {
   beforeAll(async () => {
@@ -50,8 +32,7 @@ describeInBrowser('the dashboard in the brand\'s currency, in a real browser (Ch
     server = http.createServer(t.app.callback());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-    fs.mkdirSync(SCREENSHOTS, { recursive: true });
+    browser = await launchBrowser();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

@@ -1,28 +1,16 @@
 /// <reference lib="dom" />
 // page.evaluate callbacks run in the browser: their code sees the DOM.
-import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import { type Browser, type Page, chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { WebhookSettings } from '../../server/webhooks/webhook-settings';
 import { type TestBrand, givenAdvocate, givenBrand } from '../helpers/fixtures';
 import { type TestApp, startTestApp } from '../helpers/test-app';
 import { closeTestDatabase } from '../helpers/test-database';
 import { type Receiver, startReceiver } from '../webhooks/receiver';
-import { signInLink } from './dashboard-helpers';
+import { describeInBrowser, launchBrowser, shot, signIn as signInAs } from './dashboard-browser-kit';
 
-// A real browser: Debian's Chromium (apt-get install chromium), driven by playwright-core.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const haveChromium = fs.existsSync(CHROMIUM);
-if (!haveChromium) {
-  console.warn(`SKIPPED: the dashboard pages' browser tests need Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
-}
-const describeInBrowser = haveChromium ? describe : describe.skip;
 
-// UPDATE_SCREENSHOTS=1 refreshes the committed ones in docs/screenshots; otherwise they go to a temporary folder.
-const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(__dirname, '../../docs/screenshots') : path.join(os.tmpdir(), 'dashboard-screenshots');
 /** The receiver listens on 127.0.0.1: allowed here, as WEBHOOK_ALLOW_PRIVATE=true allows it on a developer's machine. */
 const SETTINGS: WebhookSettings = { allowPrivate: true, timeoutMs: 2_000, workerIntervalMs: 50, retryScale: 0.001, disableAfterFailures: 50, disableAfterDays: 5 };
 
@@ -43,14 +31,8 @@ async function givenHeldOrders(): Promise<void> {
   }
 }
 
-async function signIn(page: Page): Promise<void> {
-  const { url } = await signInLink(t.db, brand.brandId, origin);
-  await page.goto(url.toString());
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(`${origin}/dashboard`);
-}
+const signIn = (page: Page) => signInAs(page, t.db, brand.brandId, origin);
 
-const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
 const pageWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth);
 
 describeInBrowser('the Reviews and outbound-webhooks pages in a real browser (Chromium)', () => {
@@ -59,9 +41,8 @@ describeInBrowser('the Reviews and outbound-webhooks pages in a real browser (Ch
     server = http.createServer(t.app.callback());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    browser = await launchBrowser();
     receiver = await startReceiver();
-    fs.mkdirSync(SCREENSHOTS, { recursive: true });
     await givenHeldOrders();
   }, 60_000);
   afterAll(async () => {
