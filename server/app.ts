@@ -23,9 +23,8 @@ export function createApp(deps: AppDeps): App {
   const probes = new Router<AppState, AppContext>();
   probes.get('/healthz', healthz);
   probes.get('/readyz', readyz);
-  const openApi = openApiDocument();
   probes.get('/api/v1/openapi.json', (ctx) => {
-    ctx.body = openApi;
+    ctx.body = openApiDocument();
   });
 
   app.use(requestLog);

@@ -33,30 +33,13 @@ export async function createEmbeddedTemplate(): Promise<void> {
   await createMigratedDataDir(path.join(runDir(), TEMPLATE));
 }
 
-let ownTemplate: Promise<string> | null = null;
-
-/**
- * The migrated pgdata to copy: the run's template, or on PostgreSQL runs (which make none) one
- * migrated once for this test file, for the tests that always run the embedded database.
- */
-async function templatePgdata(): Promise<string> {
-  const shared = path.join(runDir(), TEMPLATE, 'pgdata');
-  if (fs.existsSync(shared) || !process.env.TEST_DATABASE_URL) return shared;
-  ownTemplate ??= (async () => {
-    const dir = scratchDir('template-');
-    await createMigratedDataDir(dir);
-    return path.join(dir, 'pgdata');
-  })();
-  return ownTemplate;
-}
-
 /** Fills the empty data directory `dataDir` with a migrated database: for a server whose test is not about a first start. */
-export async function fillWithMigratedDatabase(dataDir: string): Promise<void> {
-  copyPgdata(await templatePgdata(), dataDir);
+export function fillWithMigratedDatabase(dataDir: string): void {
+  copyPgdata(path.join(runDir(), TEMPLATE, 'pgdata'), dataDir);
 }
 
 function copyPgdata(template: string, dataDir: string): void {
-  if (!fs.existsSync(template)) throw new Error(`No migrated embedded database at ${template}: globalSetup creates it when TEST_DATABASE_URL is not set`);
+  if (!fs.existsSync(template)) throw new Error(`No migrated embedded database at ${template}: globalSetup creates it`);
   fs.cpSync(template, path.join(dataDir, 'pgdata'), { recursive: true });
 }
 

@@ -1,19 +1,23 @@
+import { buildCompiled } from './compiled-build';
 import { createDatabase } from '../../core/db/create-database';
 import { migrateToLatest } from '../../core/db/migrate';
 import { createEmbeddedTemplate } from './embedded-template';
 import { createRunDir } from './scratch-space';
 
 /**
- * Migrates once per run, before the workers start: the shared database on a real PostgreSQL,
- * else an embedded template that each test file copies.
+ * Once per run, before the workers start, side by side: the compiled server and CLI that process
+ * tests start; the migrated embedded template that test files copy (on PostgreSQL runs too, where
+ * the tests of the embedded database's own processes use it); the shared database on a real
+ * PostgreSQL.
  */
 export default async function globalSetup(): Promise<void> {
   createRunDir();
+  await Promise.all([buildCompiled(), createEmbeddedTemplate(), migrateTestDatabase()]);
+}
+
+async function migrateTestDatabase(): Promise<void> {
   const url = process.env.TEST_DATABASE_URL;
-  if (!url) {
-    await createEmbeddedTemplate();
-    return;
-  }
+  if (!url) return;
   const db = createDatabase({ databaseUrl: url });
   try {
     await migrateToLatest(db);

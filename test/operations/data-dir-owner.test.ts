@@ -21,8 +21,8 @@ import {
  * lets go (exit 0) on SIGHUP, so a test decides when rather than guessing a duration.
  */
 function holdDataDir(dataDir: string): Spawned {
-  const script = `const { lockDataDir } = require('./core/db/data-dir-lock'); lockDataDir(${JSON.stringify(dataDir)}); process.on('SIGHUP', () => process.exit(0)); console.log('locked'); setTimeout(() => {}, 120000);`;
-  return spawnProcess(['node', '--import', 'tsx', '-e', script], processEnv({}));
+  const script = `const { lockDataDir } = require('./dist/core/db/data-dir-lock'); lockDataDir(${JSON.stringify(dataDir)}); process.on('SIGHUP', () => process.exit(0)); console.log('locked'); setTimeout(() => {}, 120000);`;
+  return spawnProcess(['node', '-e', script], processEnv({}));
 }
 
 async function untilPrinted(spawned: Spawned, text: string, stream: 'stdout' | 'stderr' = 'stdout'): Promise<void> {
@@ -70,7 +70,7 @@ describe('one owner per data directory (embedded database)', () => {
   let env: NodeJS.ProcessEnv;
 
   beforeAll(async () => {
-    dataDir = await migratedDataDir();
+    dataDir = migratedDataDir();
     port = await freePort();
     env = processEnv({ DATA_DIR: dataDir });
     owner = await startServer(env, port);
@@ -103,7 +103,7 @@ describe('one owner per data directory (embedded database)', () => {
 
 describe('a data directory whose owner was killed with SIGKILL', () => {
   it('is opened by the CLI, which leaves the stale admin socket, then taken over by a new server with every acknowledged write', async () => {
-    const dataDir = await migratedDataDir();
+    const dataDir = migratedDataDir();
     const env = processEnv({ DATA_DIR: dataDir });
     let server: Spawned | undefined;
     try {
@@ -156,7 +156,7 @@ describe('the CLI when the owner does not answer', () => {
   }, 60_000);
 
   it('waits while another process holds the directory briefly, then runs the command itself', async () => {
-    const dataDir = await migratedDataDir();
+    const dataDir = migratedDataDir();
     const holder = holdDataDir(dataDir);
     let cli: Spawned | undefined;
     try {

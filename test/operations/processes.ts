@@ -5,13 +5,18 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import { createDatabase } from '../../core/db/create-database';
 import { migrateToLatest } from '../../core/db/migrate';
+import { COMPILED } from '../helpers/compiled-build';
 import { fillWithMigratedDatabase } from '../helpers/embedded-template';
 import { scratchDir } from '../helpers/scratch-space';
 
 export const ROOT = path.resolve(__dirname, '../..');
-export const CLI = path.join(ROOT, 'server/cli/referrals.cjs');
-/** What `npm start` runs, without npm: the server is this very process. */
-export const SERVER_COMMAND = ['node', '--import', 'tsx', 'server/main.ts'];
+/**
+ * The compiled CLI and server (globalSetup builds them: test/helpers/compiled-build.ts), as
+ * `npm run start:prod` runs them. The tests of the TypeScript launchers themselves (`npm start`,
+ * the `referrals` bin) are test/e2e/quick-start.test.ts and test/cli/referrals-cli.test.ts.
+ */
+export const CLI = COMPILED.cli;
+export const SERVER_COMMAND = ['node', COMPILED.server];
 
 /** A process of ours, with everything it printed and how it ended. */
 export interface Spawned {
@@ -50,9 +55,9 @@ export function tempDataDir(): string {
 }
 
 /** A DATA_DIR holding a copy of the migrated template: a first start creates and migrates one, seconds of CPU. */
-export async function migratedDataDir(): Promise<string> {
+export function migratedDataDir(): string {
   const dataDir = tempDataDir();
-  await fillWithMigratedDatabase(dataDir);
+  fillWithMigratedDatabase(dataDir);
   return dataDir;
 }
 
@@ -66,7 +71,7 @@ export function removeTempDirs(): void {
  */
 export async function serverDatabase(): Promise<{ env: NodeJS.ProcessEnv; open(): Promise<Knex> }> {
   const url = process.env.TEST_DATABASE_URL;
-  const dataDir = url ? tempDataDir() : await migratedDataDir();
+  const dataDir = url ? tempDataDir() : migratedDataDir();
   return {
     env: { DATABASE_URL: url ?? '', DATA_DIR: dataDir },
     async open() {
@@ -103,7 +108,7 @@ export async function untilReady(server: Spawned, port: number, timeoutMs = 100_
   }
 }
 
-/** Starts `node --import tsx server/main.ts` and waits until it is ready. */
+/** Starts the server (SERVER_COMMAND) and waits until it is ready. */
 export async function startServer(env: NodeJS.ProcessEnv, port: number): Promise<Spawned> {
   const server = spawnProcess(SERVER_COMMAND, { ...env, PORT: String(port) });
   await untilReady(server, port);
@@ -116,7 +121,7 @@ export interface CliResult {
   stderr: string;
 }
 
-/** `npx referrals …` as a user runs it. */
+/** The CLI (`referrals …`), compiled, in a process of its own. */
 export async function referrals(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
   const cli = spawnProcess(['node', CLI, ...args], env);
   const { code } = await cli.exited;

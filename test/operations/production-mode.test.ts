@@ -1,20 +1,16 @@
-import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
+import { COMPILED } from '../helpers/compiled-build';
 import { type RealPostgres, realPostgres } from '../helpers/real-postgres';
 import { postgresUrlOf } from '../performance-features/postgres-url';
 import {
-  ROOT, type Spawned, childPids, freePort, killGroup, processEnv, removeTempDirs, spawnProcess, tempDataDir, untilGroupEmpty, untilReady,
+  type Spawned, childPids, freePort, killGroup, processEnv, removeTempDirs, spawnProcess, tempDataDir, untilGroupEmpty, untilReady,
 } from './processes';
 
-const COMPILED_SERVER = path.join(ROOT, 'dist/server/main.js');
+const COMPILED_SERVER = COMPILED.server;
 
 let postgres: RealPostgres;
 let running: Spawned | undefined;
+// What a deployment runs: `npm run build` (globalSetup ran it for this run), then the compiled JavaScript.
 beforeAll(async () => {
-  // What a deployment runs: `npm run build`, then the compiled JavaScript.
-  const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
-  if (build.status !== 0 || !fs.existsSync(COMPILED_SERVER)) throw new Error(`npm run build failed (${build.status}):\n${build.stdout}\n${build.stderr}`);
   postgres = await realPostgres();
 }, 120_000);
 afterEach(() => killGroup(running));

@@ -67,11 +67,11 @@ describe('API-key cache invalidation across processes (PostgreSQL LISTEN/NOTIFY)
     const brand = await givenBrand(postgres.db);
     expect((await convert(brand.headers)).status).toBe(200);
     const script =
-      `const { createDatabase } = require('./core/db/create-database.ts');` +
-      `const { updateBrand } = require('./core/brands/brand.ts');` +
+      `const { createDatabase } = require('./dist/core/db/create-database');` +
+      `const { updateBrand } = require('./dist/core/brands/brand');` +
       `const db = createDatabase({ databaseUrl: process.env.DATABASE_URL });` +
       `updateBrand(db, '${brand.brandId}', { status: 'uninstalled' }).then(() => db.destroy());`;
-    await inAnotherProcess(['node', '--require', 'tsx/cjs', '-e', script]);
+    await inAnotherProcess(['node', '-e', script]);
     expect(await msUntilStatus(brand.headers, 403, 1_000)).toBeLessThanOrEqual(1_000);
   });
 

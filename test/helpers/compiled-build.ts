@@ -1,0 +1,32 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+/** What `npm run build` writes and `npm run start:prod` runs: the compiled server and CLI. */
+export const COMPILED = {
+  server: path.join(ROOT, 'dist/server/main.js'),
+  cli: path.join(ROOT, 'dist/server/cli/main.js'),
+};
+
+/**
+ * globalSetup: `npm run build`, once per run. The tests that start servers and CLIs run this
+ * JavaScript, as a deployment does: each start skips the TypeScript loader (about half a second and
+ * a compiler process), and it is the same code tsx would run. tsc emits even with a type error
+ * (`npm run typecheck` is where those fail); only missing output stops the run.
+ */
+export function buildCompiled(): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const build = spawn('npm', ['run', '--silent', 'build'], { cwd: ROOT, env: { ...process.env, NODE_OPTIONS: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    build.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    build.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    build.on('error', reject);
+    build.on('exit', (code) => {
+      const missing = Object.values(COMPILED).filter((file) => !fs.existsSync(file));
+      if (missing.length === 0) return resolve();
+      reject(new Error(`npm run build (exit ${code}) did not write ${missing.join(', ')}:\n${output}`));
+    });
+  });
+}
