@@ -25,17 +25,41 @@ async function createMigratedDataDir(dataDir: string): Promise<void> {
   withSmallBufferPool(path.join(dataDir, 'pgdata'));
 }
 
+/** Written instead of the template when making it failed: its error, for the tests waiting on it. */
+const FAILED = 'template.failed';
+
 /**
  * Creates and migrates one embedded data directory for the whole run, in the run's folder:
- * PGlite's first start and the migrations were most of a test file's set-up.
+ * PGlite's first start and the migrations were most of a test file's set-up. Built under another
+ * name and renamed when whole, so a test that waits for it never copies half of one.
  */
 export async function createEmbeddedTemplate(): Promise<void> {
-  await createMigratedDataDir(path.join(runDir(), TEMPLATE));
+  const building = path.join(runDir(), `${TEMPLATE}.building`);
+  try {
+    await createMigratedDataDir(building);
+    fs.renameSync(building, path.join(runDir(), TEMPLATE));
+  } catch (error) {
+    fs.writeFileSync(path.join(runDir(), FAILED), String((error as Error).stack ?? error));
+    throw error;
+  }
+}
+
+/** The template's pgdata once globalSetup has made it (on PostgreSQL runs it is made while the tests run). */
+async function templatePgdata(timeoutMs = 120_000): Promise<string> {
+  const pgdata = path.join(runDir(), TEMPLATE, 'pgdata');
+  const failed = path.join(runDir(), FAILED);
+  const deadline = Date.now() + timeoutMs;
+  while (!fs.existsSync(pgdata)) {
+    if (fs.existsSync(failed)) throw new Error(`globalSetup could not make the embedded template:\n${fs.readFileSync(failed, 'utf8')}`);
+    if (Date.now() > deadline) throw new Error(`the embedded template was not made within ${timeoutMs} ms (${pgdata})`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return pgdata;
 }
 
 /** Fills the empty data directory `dataDir` with a migrated database: for a server whose test is not about a first start. */
-export function fillWithMigratedDatabase(dataDir: string): void {
-  copyPgdata(path.join(runDir(), TEMPLATE, 'pgdata'), dataDir);
+export async function fillWithMigratedDatabase(dataDir: string): Promise<void> {
+  copyPgdata(await templatePgdata(), dataDir);
 }
 
 function copyPgdata(template: string, dataDir: string): void {
@@ -43,9 +67,23 @@ function copyPgdata(template: string, dataDir: string): void {
   fs.cpSync(template, path.join(dataDir, 'pgdata'), { recursive: true });
 }
 
-/** A fresh data directory for one test file: a copy of the migrated template. */
+/** A fresh data directory for one test file: a copy of the migrated template (made before the tests on embedded runs). */
 export function copyOfEmbeddedTemplate(): string {
   const dataDir = scratchDir('db-');
   copyPgdata(path.join(runDir(), TEMPLATE, 'pgdata'), dataDir);
   return dataDir;
+}
+
+// globalSetup and globalTeardown run in jest's main process; a global carries the build between them.
+const BUILD = Symbol.for('referrals.test.templateBuild');
+type WithBuild = typeof globalThis & { [BUILD]?: Promise<void> };
+
+/** globalSetup: the template still being made while the tests run. */
+export function setTemplateBuild(build: Promise<void>): void {
+  (globalThis as WithBuild)[BUILD] = build;
+}
+
+/** globalTeardown: waits for it before the run's folder is removed under it. */
+export async function templateBuildSettled(): Promise<void> {
+  await (globalThis as WithBuild)[BUILD];
 }

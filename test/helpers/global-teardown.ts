@@ -1,5 +1,7 @@
+import { templateBuildSettled } from './embedded-template';
 import { removeRunDir } from './scratch-space';
 
-export default function globalTeardown(): void {
+export default async function globalTeardown(): Promise<void> {
+  await templateBuildSettled();
   removeRunDir();
 }

@@ -70,7 +70,7 @@ describe('one owner per data directory (embedded database)', () => {
   let env: NodeJS.ProcessEnv;
 
   beforeAll(async () => {
-    dataDir = migratedDataDir();
+    dataDir = await migratedDataDir();
     port = await freePort();
     env = processEnv({ DATA_DIR: dataDir });
     owner = await startServer(env, port);
@@ -103,7 +103,7 @@ describe('one owner per data directory (embedded database)', () => {
 
 describe('a data directory whose owner was killed with SIGKILL', () => {
   it('is opened by the CLI, which leaves the stale admin socket, then taken over by a new server with every acknowledged write', async () => {
-    const dataDir = migratedDataDir();
+    const dataDir = await migratedDataDir();
     const env = processEnv({ DATA_DIR: dataDir });
     let server: Spawned | undefined;
     try {
@@ -156,7 +156,7 @@ describe('the CLI when the owner does not answer', () => {
   }, 60_000);
 
   it('waits while another process holds the directory briefly, then runs the command itself', async () => {
-    const dataDir = migratedDataDir();
+    const dataDir = await migratedDataDir();
     const holder = holdDataDir(dataDir);
     let cli: Spawned | undefined;
     try {

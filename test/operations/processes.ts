@@ -55,9 +55,9 @@ export function tempDataDir(): string {
 }
 
 /** A DATA_DIR holding a copy of the migrated template: a first start creates and migrates one, seconds of CPU. */
-export function migratedDataDir(): string {
+export async function migratedDataDir(): Promise<string> {
   const dataDir = tempDataDir();
-  fillWithMigratedDatabase(dataDir);
+  await fillWithMigratedDatabase(dataDir);
   return dataDir;
 }
 
@@ -71,7 +71,7 @@ export function removeTempDirs(): void {
  */
 export async function serverDatabase(): Promise<{ env: NodeJS.ProcessEnv; open(): Promise<Knex> }> {
   const url = process.env.TEST_DATABASE_URL;
-  const dataDir = url ? tempDataDir() : migratedDataDir();
+  const dataDir = url ? tempDataDir() : await migratedDataDir();
   return {
     env: { DATABASE_URL: url ?? '', DATA_DIR: dataDir },
     async open() {
