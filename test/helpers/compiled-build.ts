@@ -10,6 +10,12 @@ export const COMPILED = {
   cli: path.join(ROOT, 'dist/server/cli/main.js'),
 };
 
+/** package.json's build script, run as npm runs it (node_modules/.bin first on PATH) without npm's own start-up. */
+function buildCommand(): string {
+  const { scripts } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  return scripts.build!;
+}
+
 /**
  * globalSetup: `npm run build`, once per run. The tests that start servers and CLIs run this
  * JavaScript, as a deployment does: each start skips the TypeScript loader (about half a second and
@@ -18,7 +24,8 @@ export const COMPILED = {
  */
 export function buildCompiled(): Promise<void> {
   return new Promise((resolve, reject) => {
-    const build = spawn('npm', ['run', '--silent', 'build'], { cwd: ROOT, env: { ...process.env, NODE_OPTIONS: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = { ...process.env, NODE_OPTIONS: '', PATH: `${path.join(ROOT, 'node_modules/.bin')}${path.delimiter}${process.env.PATH ?? ''}` };
+    const build = spawn(buildCommand(), { cwd: ROOT, env, shell: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     build.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     build.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createDatabase } from '../../core/db/create-database';
@@ -42,6 +43,23 @@ export async function createEmbeddedTemplate(): Promise<void> {
     fs.writeFileSync(path.join(runDir(), FAILED), String((error as Error).stack ?? error));
     throw error;
   }
+}
+
+/** globalSetup: createEmbeddedTemplate in a child process (make-embedded-template.ts); rejects with its output. */
+export function makeEmbeddedTemplate(): Promise<void> {
+  const script = path.join(__dirname, 'make-embedded-template.ts');
+  const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, NODE_OPTIONS: '' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (code === 0) return resolve();
+      const failure = `making the embedded template exited ${code}:\n${stderr}`;
+      if (!fs.existsSync(path.join(runDir(), FAILED))) fs.writeFileSync(path.join(runDir(), FAILED), failure);
+      reject(new Error(failure));
+    });
+  });
 }
 
 /** The template's pgdata once globalSetup has made it (on PostgreSQL runs it is made while the tests run). */

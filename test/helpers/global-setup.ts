@@ -1,7 +1,7 @@
 import { buildCompiled } from './compiled-build';
 import { createDatabase } from '../../core/db/create-database';
 import { migrateToLatest } from '../../core/db/migrate';
-import { createEmbeddedTemplate, setTemplateBuild } from './embedded-template';
+import { makeEmbeddedTemplate, setTemplateBuild } from './embedded-template';
 import { createRunDir } from './scratch-space';
 
 /**
@@ -12,7 +12,7 @@ import { createRunDir } from './scratch-space';
  */
 export default async function globalSetup(): Promise<void> {
   createRunDir();
-  const template = createEmbeddedTemplate();
+  const template = makeEmbeddedTemplate();
   if (process.env.TEST_DATABASE_URL) {
     setTemplateBuild(template.catch(() => undefined)); // a failure is written for the waiting tests
     await Promise.all([buildCompiled(), migrateTestDatabase()]);
