@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createDatabase } from '../../core/db/create-database';
 import { migrateToLatest } from '../../core/db/migrate';
+import { runChildScript } from './child-script';
 import { runDir, scratchDir } from './scratch-space';
 
 const TEMPLATE = 'template';
@@ -45,21 +45,14 @@ export async function createEmbeddedTemplate(): Promise<void> {
   }
 }
 
-/** globalSetup: createEmbeddedTemplate in a child process (make-embedded-template.ts); rejects with its output. */
-export function makeEmbeddedTemplate(): Promise<void> {
-  const script = path.join(__dirname, 'make-embedded-template.ts');
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, NODE_OPTIONS: '' }, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      if (code === 0) return resolve();
-      const failure = `making the embedded template exited ${code}:\n${stderr}`;
-      if (!fs.existsSync(path.join(runDir(), FAILED))) fs.writeFileSync(path.join(runDir(), FAILED), failure);
-      reject(new Error(failure));
-    });
-  });
+/** globalSetup: createEmbeddedTemplate in a process of its own; a failure is written for the tests waiting on the template. */
+export async function makeEmbeddedTemplate(): Promise<void> {
+  try {
+    await runChildScript(path.join(__dirname, 'make-embedded-template.ts'));
+  } catch (error) {
+    if (!fs.existsSync(path.join(runDir(), FAILED))) fs.writeFileSync(path.join(runDir(), FAILED), (error as Error).message);
+    throw error;
+  }
 }
 
 /** The template's pgdata once globalSetup has made it (on PostgreSQL runs it is made while the tests run). */
@@ -92,16 +85,3 @@ export function copyOfEmbeddedTemplate(): string {
   return dataDir;
 }
 
-// globalSetup and globalTeardown run in jest's main process; a global carries the build between them.
-const BUILD = Symbol.for('referrals.test.templateBuild');
-type WithBuild = typeof globalThis & { [BUILD]?: Promise<void> };
-
-/** globalSetup: the template still being made while the tests run. */
-export function setTemplateBuild(build: Promise<void>): void {
-  (globalThis as WithBuild)[BUILD] = build;
-}
-
-/** globalTeardown: waits for it before the run's folder is removed under it. */
-export async function templateBuildSettled(): Promise<void> {
-  await (globalThis as WithBuild)[BUILD];
-}

@@ -1,20 +1,28 @@
-import { buildCompiled } from './compiled-build';
+import path from 'node:path';
 import { createDatabase } from '../../core/db/create-database';
 import { migrateToLatest } from '../../core/db/migrate';
-import { makeEmbeddedTemplate, setTemplateBuild } from './embedded-template';
+import { setBackgroundWork } from './background-work';
+import { runChildScript } from './child-script';
+import { buildCompiled } from './compiled-build';
+import { makeEmbeddedTemplate } from './embedded-template';
 import { createRunDir } from './scratch-space';
 
 /**
  * Once per run, side by side: the compiled server and CLI that process tests start; the migrated
- * embedded template that test files copy; the shared database on a real PostgreSQL. On PostgreSQL
- * runs only the tests of the embedded database's own processes copy the template: the workers
- * start without waiting for it, and those tests wait (test/helpers/embedded-template.ts).
+ * embedded template that test files copy; the shared database on a real PostgreSQL; the part of
+ * Shopify's Admin schema the fake Shopify checks documents against first. On PostgreSQL runs only
+ * the tests of the embedded database's own processes copy the template: the workers start without
+ * waiting for it, and those tests wait (test/helpers/embedded-template.ts).
  */
 export default async function globalSetup(): Promise<void> {
   createRunDir();
   const template = makeEmbeddedTemplate();
+  // Optional: without it the fake Shopify builds the whole schema in each test file.
+  const shopifySchema = runChildScript(path.join(__dirname, '../shopify/write-admin-schema-subset.ts')).catch((error: Error) =>
+    process.stderr.write(`\nThe Admin schema subset was not written; the Shopify tests build the whole schema:\n${error.message}\n`),
+  );
+  setBackgroundWork(Promise.all([template.catch(() => undefined), shopifySchema])); // a template failure is written for the tests
   if (process.env.TEST_DATABASE_URL) {
-    setTemplateBuild(template.catch(() => undefined)); // a failure is written for the waiting tests
     await Promise.all([buildCompiled(), migrateTestDatabase()]);
   } else {
     await Promise.all([buildCompiled(), template]);

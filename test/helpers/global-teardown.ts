@@ -1,7 +1,7 @@
-import { templateBuildSettled } from './embedded-template';
+import { backgroundWorkSettled } from './background-work';
 import { removeRunDir } from './scratch-space';
 
 export default async function globalTeardown(): Promise<void> {
-  await templateBuildSettled();
+  await backgroundWorkSettled();
   removeRunDir();
 }

@@ -1,43 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { parse, validate } from 'graphql';
+import { buildClientSchema, parse, validate } from 'graphql';
 import { parse as parseToml } from 'smol-toml';
-import { adminSchema } from './admin-schema';
+import { adminIntrospection, adminSchema } from './admin-schema';
+import { adminSchemaSubset } from './admin-schema-subset';
 import { bulkOrdersQuery } from '../../connectors/shopify/bulk-orders';
 import { ruleOn } from './admin-query-rules';
-
-const CONNECTOR = path.join(__dirname, '../../connectors/shopify');
-
-function sourceFiles(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    return entry.isDirectory() ? sourceFiles(full) : entry.name.endsWith('.ts') ? [full] : [];
-  });
-}
-
-/**
- * Every Admin GraphQL document in the connector's code (each starts with `#graphql`): exported
- * constants are taken from the module, as sent; an inline literal is read from the source.
- */
-function connectorDocuments(): Array<{ where: string; text: string }> {
-  const documents: Array<{ where: string; text: string }> = [];
-  for (const file of sourceFiles(CONNECTOR)) {
-    const source = fs.readFileSync(file, 'utf8');
-    const occurrences = source.split('#graphql').length - 1;
-    if (occurrences === 0) continue;
-    const where = path.relative(CONNECTOR, file);
-    const exported = Object.entries(require(file) as Record<string, unknown>).filter(
-      (entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1].startsWith('#graphql'),
-    );
-    for (const [name, text] of exported) documents.push({ where: `${where} ${name}`, text });
-    const inline = [...source.matchAll(/'(#graphql(?:[^'\\]|\\.)*)'/g)].map((match) => JSON.parse(`"${match[1]!.replace(/"/g, '\\"')}"`) as string);
-    for (const text of inline) documents.push({ where: `${where} (inline)`, text });
-    if (exported.length + inline.length !== occurrences) {
-      throw new Error(`${where} has ${occurrences} #graphql documents but ${exported.length + inline.length} could be read: export them as constants`);
-    }
-  }
-  return documents;
-}
+import { connectorDocuments } from './connector-documents';
 
 const documents = connectorDocuments();
 const toml = parseToml(fs.readFileSync(path.join(__dirname, '../../shopify.app.toml'), 'utf8')) as any;
@@ -90,5 +59,26 @@ describe('the Admin GraphQL documents the connector sends', () => {
       '`read_products` access scope',
       '`read_products` access scope',
     ]);
+  });
+});
+
+describe('the fake Shopify\'s schema subset (test/shopify/admin-schema-subset.ts)', () => {
+  const texts = [...documents.map(({ text }) => text), bulkOrdersQuery('2026-11-01')];
+  const subset = buildClientSchema(adminSchemaSubset(adminSchema().schema, adminIntrospection(), texts));
+
+  it('accepts every document the connector sends, as the whole schema does', () => {
+    for (const text of texts) expect(validate(subset, parse(text)).map((error) => error.message)).toEqual([]);
+  });
+
+  it('keeps every argument of a kept field: a required one left out is refused by both', () => {
+    const missing = parse('query { order { id } }');
+    expect(validate(adminSchema().schema, missing).map((error) => error.message)).toEqual(['Field "order" argument "id" of type "ID!" is required, but it was not provided.']);
+    expect(validate(subset, missing).map((error) => error.message)).toEqual(['Field "order" argument "id" of type "ID!" is required, but it was not provided.']);
+  });
+
+  it('lacks what the connector never selects, so the fake asks the whole schema then', () => {
+    const other = parse('query { products(first: 1) { nodes { title } } }');
+    expect(validate(adminSchema().schema, other)).toEqual([]);
+    expect(validate(subset, other).map((error) => error.message)).toEqual(['Cannot query field "products" on type "QueryRoot".']);
   });
 });

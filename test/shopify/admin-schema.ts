@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { type GraphQLSchema, buildClientSchema } from 'graphql';
+import { type GraphQLSchema, type IntrospectionQuery, buildClientSchema, parse, validate } from 'graphql';
+import { runDir } from '../helpers/scratch-space';
+import { adminSchemaSubset } from './admin-schema-subset';
 
 /**
  * Shopify's Admin GraphQL schema, 2026-10, as the npm package @shopify/dev-mcp ships it (an
@@ -19,6 +21,8 @@ interface Access {
 
 export interface AdminSchema {
   schema: GraphQLSchema;
+  /** Only the part the connector's documents use (firstAdminSchema). */
+  subset: boolean;
   typeAccess(typeName: string): Access;
   fieldAccess(typeName: string, fieldName: string): Access;
 }
@@ -29,18 +33,57 @@ function scopesOf(requiredAccess: string | null | undefined): string[] {
   return [...(requiredAccess ?? '').matchAll(/`(\w+)` access scope/g)].map((match) => match[1]!);
 }
 
-export function adminSchema(): AdminSchema {
-  if (loaded) return loaded;
+/** The whole introspection result, parsed. */
+export function adminIntrospection(): IntrospectionQuery {
   if (!fs.existsSync(SCHEMA_FILE)) throw new Error(`Shopify's Admin schema is missing (${SCHEMA_FILE}): run npm install`);
-  const introspection = JSON.parse(gunzipSync(fs.readFileSync(SCHEMA_FILE)).toString('utf8')).data;
+  return JSON.parse(gunzipSync(fs.readFileSync(SCHEMA_FILE)).toString('utf8')).data;
+}
+
+function fromIntrospection(introspection: IntrospectionQuery, subset = false): AdminSchema {
   const types = new Map<string, any>(introspection.__schema.types.map((type: any) => [type.name, type]));
-  loaded = {
+  return {
     schema: buildClientSchema(introspection),
+    subset,
     typeAccess: (typeName) => ({ scopes: scopesOf(types.get(typeName)?.requiredAccess), protectedContent: null }),
     fieldAccess: (typeName, fieldName) => {
       const field = types.get(typeName)?.fields?.find((candidate: any) => candidate.name === fieldName);
       return { scopes: scopesOf(field?.requiredAccess), protectedContent: field?.isProtected ? field.protectedContent : null };
     },
   };
+}
+
+/** The whole schema: half a second to build, once per test file that needs it. */
+export function adminSchema(): AdminSchema {
+  loaded ??= fromIntrospection(adminIntrospection());
   return loaded;
+}
+
+const SUBSET_FILE = 'shopify-admin-schema-subset.json';
+let subset: AdminSchema | null | undefined;
+
+/** globalSetup (in a process of its own): the part of the schema the connector's documents use, for the fake Shopify. */
+export function writeAdminSchemaSubset(runFolder: string, documents: string[]): void {
+  const introspection = adminIntrospection();
+  const part = adminSchemaSubset(adminSchema().schema, introspection, documents);
+  const partSchema = buildClientSchema(part);
+  for (const text of documents) {
+    const errors = validate(partSchema, parse(text));
+    if (errors.length > 0) throw new Error(`the schema subset refuses a document the whole schema accepts: ${errors[0]!.message}\n${text}`);
+  }
+  const file = path.join(runFolder, SUBSET_FILE);
+  fs.writeFileSync(`${file}.partial`, JSON.stringify(part));
+  fs.renameSync(`${file}.partial`, file);
+}
+
+/**
+ * What the fake Shopify checks a document against first: the subset globalSetup wrote (tens of
+ * milliseconds to build), else the whole schema. The subset refuses only what it lacks, so a
+ * refusal or a failed execution is tried again on the whole schema (fake-shopify.ts).
+ */
+export function firstAdminSchema(): AdminSchema {
+  if (subset === undefined) {
+    const file = path.join(runDir(), SUBSET_FILE);
+    subset = fs.existsSync(file) ? fromIntrospection(JSON.parse(fs.readFileSync(file, 'utf8')), true) : null;
+  }
+  return subset ?? adminSchema();
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setAbstractFetchFunc } from '@shopify/shopify-api/runtime';
-import { type DocumentNode, type GraphQLFieldResolver, executeSync, getNamedType, parse, validate } from 'graphql';
-import { adminSchema } from './admin-schema';
+import { type DocumentNode, type ExecutionResult, type GraphQLError, type GraphQLFieldResolver, executeSync, getNamedType, parse, validate } from 'graphql';
+import { type AdminSchema, adminSchema, firstAdminSchema } from './admin-schema';
 import { type Grant, MAX_QUERY_COST, ruleOn } from './admin-query-rules';
 
 export interface RecordedRequest {
@@ -15,6 +15,25 @@ export interface RecordedRequest {
 interface Tokens {
   accessToken: string;
   refreshToken: string;
+}
+
+/**
+ * A document validated as Shopify would: against the schema subset first, and on a refusal against
+ * the whole schema, whose verdict stands (the subset lacks fields, it never accepts more).
+ */
+function checked(document: DocumentNode): { admin: AdminSchema; invalid: readonly GraphQLError[] } {
+  const first = firstAdminSchema();
+  const invalid = validate(first.schema, document);
+  if (invalid.length === 0 || !first.subset) return { admin: first, invalid };
+  return { admin: adminSchema(), invalid: validate(adminSchema().schema, document) };
+}
+
+/** Runs a valid document over the fake's state; an error on the subset (a type it lacks) is run again on the whole schema. */
+function executed(admin: AdminSchema, document: DocumentNode, rootValue: unknown, variableValues: Record<string, unknown>): ExecutionResult {
+  const run = (schema: AdminSchema) =>
+    executeSync({ schema: schema.schema, document, rootValue, variableValues, fieldResolver: paginatingResolver, typeResolver: (value: any) => value?.__typename });
+  const result = run(admin);
+  return result.errors?.length && admin.subset ? run(adminSchema()) : result;
 }
 
 /**
@@ -118,7 +137,6 @@ export class FakeShopify {
     if (!token || (token !== this.tokens.get(shop)?.accessToken && token !== this.customTokens.get(shop))) {
       return json(401, { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' });
     }
-    const admin = adminSchema();
     const variables = body.variables ?? {};
     let document: DocumentNode;
     try {
@@ -126,7 +144,7 @@ export class FakeShopify {
     } catch (error) {
       return json(200, { errors: [{ message: (error as Error).message }] });
     }
-    const invalid = validate(admin.schema, document);
+    const { admin, invalid } = checked(document);
     if (invalid.length > 0) return json(200, { errors: invalid.map((error) => ({ message: error.message })) });
     const ruling = ruleOn(admin, document, variables, this.grantFor(shop));
     this.costs.push({ shop, operation: operationName(body.query), cost: ruling.cost });
@@ -146,7 +164,7 @@ export class FakeShopify {
       return json(200, { errors: [{ message: 'Throttled', extensions: { code: 'THROTTLED' } }], extensions: { cost: this.costExtension(ruling.cost, bucket) } });
     }
     bucket.available -= ruling.cost;
-    const result = executeSync({ schema: admin.schema, document, rootValue: this.root(shop), variableValues: variables, fieldResolver: paginatingResolver, typeResolver: (value: any) => value?.__typename });
+    const result = executed(admin, document, this.root(shop), variables);
     return json(200, { ...result, extensions: { cost: this.costExtension(ruling.cost, bucket) } });
   }
 
@@ -208,19 +226,18 @@ export class FakeShopify {
    * line of its own with `__parentId`, after its parent.
    */
   private runBulkQuery(shop: string, query: string) {
-    const admin = adminSchema();
     let document: DocumentNode;
     try {
       document = parse(query);
     } catch (error) {
       return { bulkOperation: null, userErrors: [{ field: ['query'], message: (error as Error).message }] };
     }
-    const invalid = validate(admin.schema, document);
+    const { admin, invalid } = checked(document);
     const denied = ruleOn(admin, document, {}, this.grantFor(shop)).denied;
     if (invalid.length > 0 || denied.length > 0) {
       return { bulkOperation: null, userErrors: [...invalid.map((error) => error.message), ...denied.map((denial) => `Access denied for ${denial.path}.`)].map((message) => ({ field: ['query'], message })) };
     }
-    const result = executeSync({ schema: admin.schema, document, rootValue: this.root(shop), fieldResolver: paginatingResolver, typeResolver: (value: any) => value?.__typename });
+    const result = executed(admin, document, this.root(shop), {});
     if (result.errors?.length) return { bulkOperation: null, userErrors: result.errors.map((error) => ({ field: ['query'], message: error.message })) };
     const lines: string[] = [];
     const emit = (node: Record<string, any>, parentId?: string) => {
