@@ -13,7 +13,7 @@ import { ClusterSettingError, loadWebConcurrency } from './cluster-settings';
 import { serveAdminSocket } from './cli/admin-socket';
 import { runCli } from './cli/run-cli';
 import { loadConfig } from './config';
-import { flushRateLimits } from './middleware/rate-limit';
+import { closeRateLimits } from './middleware/rate-limit';
 import { configureConnectors, startConnectorWorkers } from './connectors';
 import { loadRewardApprovalInterval, startRewardApproval } from './reward-approval-worker';
 import { drainable } from './drain-http-server';
@@ -94,7 +94,7 @@ async function main(): Promise<void> {
   shutdownOnSignals({ timeoutMs: settings.shutdownTimeoutMs, logger }, async () => {
     const adminClosed = closed(admin);
     await httpServer.drain();
-    await flushRateLimits(app); // the last requests' counts reach the other instances
+    await closeRateLimits(app); // the last requests' counts reach the other instances
     await workers.stop();
     await rewardApproval.stop();
     await webhookWorker.stop();

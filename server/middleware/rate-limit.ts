@@ -44,9 +44,14 @@ function countsFor(app: object, deps: AppDeps): SyncedWindowCounts {
   return counts;
 }
 
-/** Shares every count this app has not synced yet; shutdown calls it once the last request is answered. */
+/** Shares every count this app has not synced yet and reads back the totals, now. */
 export async function flushRateLimits(app: object): Promise<void> {
   await countsByApp.get(app)?.flush();
+}
+
+/** Shares the last counts and stops syncing; shutdown calls it once the last request is answered. */
+export async function closeRateLimits(app: object): Promise<void> {
+  await countsByApp.get(app)?.close();
 }
 
 function rateLimitHeaders(decision: Decision): Record<string, string> {

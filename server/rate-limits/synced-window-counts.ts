@@ -5,7 +5,7 @@ import { type Decision, type Window, WindowCounts, countOf, decide } from './win
 
 /** How often one process deletes long-ended counters (the same cadence rate-limiter-flexible had). */
 const PURGE_EVERY_MS = 5 * 60_000;
-/** While PostgreSQL fails, syncs are retried this often at most (requests are limited in memory meanwhile). */
+/** While PostgreSQL fails, a request schedules the next try this late at the soonest (it is limited in memory meanwhile). */
 const RETRY_FAILED_SYNC_MS = 1000;
 
 export interface SyncSettings {
@@ -39,17 +39,19 @@ export class SyncedWindowCounts {
   private nextSync: Promise<Synced> | undefined;
   private lastPurge = Date.now();
   private failing = false;
+  private closed = false;
 
   constructor(private readonly settings: SyncSettings) {}
 
   async hit(key: string, limit: number, windowMs: number): Promise<Decision> {
     const { window, ticket } = this.counts.add(key, windowMs, Date.now());
-    if (this.settings.db && this.settings.intervalMs === 0) {
+    const { db, intervalMs } = this.settings;
+    if (db && !this.closed && intervalMs === 0 && !this.failing) {
       const synced = (await this.syncSoon()).get(window);
       // The batch's requests come after the total before it, in the order they arrived.
       if (synced) return decide(limit, synced.totalAfter - synced.fresh + ticket, window.endsAt, Date.now());
-    } else if (this.settings.db) {
-      this.schedule(this.settings.intervalMs);
+    } else if (db && !this.closed) {
+      this.schedule(this.failing ? Math.max(RETRY_FAILED_SYNC_MS, intervalMs) : intervalMs);
     }
     return decide(limit, countOf(window), window.endsAt, Date.now());
   }
@@ -61,12 +63,19 @@ export class SyncedWindowCounts {
     if (this.settings.db) await this.queueSync();
   }
 
+  /** Shares the last counts and stops syncing: later requests (there should be none) are decided here alone. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.flush();
+  }
+
+  /** Syncs run only while requests come: a failed one is tried again when the next request schedules it. */
   private schedule(delayMs: number): void {
     if (this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       void this.queueSync().then(() => {
-        if (this.counts.hasUnsent()) this.schedule(this.failing ? Math.max(RETRY_FAILED_SYNC_MS, this.settings.intervalMs) : this.settings.intervalMs);
+        if (this.counts.hasUnsent() && !this.failing && !this.closed) this.schedule(this.settings.intervalMs);
       });
     }, delayMs);
     this.timer.unref(); // never what keeps a process alive: shutdown flushes
