@@ -25,6 +25,12 @@ export interface Config {
   keyEncryptionSecret: string;
   logLevel: string;
   rateLimits: RateLimits;
+  /**
+   * How often (ms) each process shares its rate-limit counts with the others through PostgreSQL
+   * (RATE_LIMIT_SYNC_MS, default 200). 0: every limited request waits for the shared total (exact,
+   * a round trip each). Absent: the default.
+   */
+  rateLimitSyncMs?: number;
   /** How long a valid API key's brand is cached (API_KEY_CACHE_SECONDS, default 60; 1 while changes are not heard); absent or 0: not cached. */
   apiKeyCacheSeconds?: number;
   /** Outbound webhooks (WEBHOOK_* variables, server/webhooks/webhook-settings.ts); absent: read from the environment. */
@@ -32,6 +38,9 @@ export interface Config {
   /** Where merchants open the dashboard (PUBLIC_URL, default http://localhost:PORT): the base of sign-in links. */
   publicUrl?: string;
 }
+
+/** How often a process shares its rate-limit counts when RATE_LIMIT_SYNC_MS is not set. */
+export const DEFAULT_RATE_LIMIT_SYNC_MS = 200;
 
 export const DEFAULT_RATE_LIMITS: RateLimits = {
   visit: 100,
@@ -44,12 +53,16 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
   review: 100,
 };
 
-function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+function integerSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, least: number, must: string): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  if (!Number.isInteger(value) || value < least) throw new Error(`${name} must be ${must}, got "${raw}"`);
   return value;
+}
+
+function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  return integerSetting(env, name, fallback, 1, 'a positive integer');
 }
 
 /**
@@ -95,6 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       rewards: positiveInt(env, 'RATE_LIMIT_REWARDS', DEFAULT_RATE_LIMITS.rewards),
       review: positiveInt(env, 'RATE_LIMIT_REVIEW', DEFAULT_RATE_LIMITS.review),
     },
+    rateLimitSyncMs: integerSetting(env, 'RATE_LIMIT_SYNC_MS', DEFAULT_RATE_LIMIT_SYNC_MS, 0, 'a whole number of milliseconds (0 or more)'),
     apiKeyCacheSeconds: env.API_KEY_CACHE_SECONDS === '0' ? 0 : positiveInt(env, 'API_KEY_CACHE_SECONDS', 60),
     webhooks: loadWebhookSettings(env),
   };

@@ -13,6 +13,7 @@ import { ClusterSettingError, loadWebConcurrency } from './cluster-settings';
 import { serveAdminSocket } from './cli/admin-socket';
 import { runCli } from './cli/run-cli';
 import { loadConfig } from './config';
+import { closeRateLimits } from './middleware/rate-limit';
 import { configureConnectors, startConnectorWorkers } from './connectors';
 import { loadRewardApprovalInterval, startRewardApproval } from './reward-approval-worker';
 import { drainable } from './drain-http-server';
@@ -89,10 +90,11 @@ async function main(): Promise<void> {
   });
   logger.info({ port: config.port, database: config.databaseUrl ? 'postgresql' : `embedded (${lock?.dataDir ?? 'memory'})` }, 'listening');
 
-  // Every request read gets its answer, the inbox its current pass, then the database (and its lock) closes.
+  // Every request read gets its answer, its rate-limit count is shared, the inbox gets its current pass, then the database (and its lock) closes.
   shutdownOnSignals({ timeoutMs: settings.shutdownTimeoutMs, logger }, async () => {
     const adminClosed = closed(admin);
     await httpServer.drain();
+    await closeRateLimits(app); // the last requests' counts reach the other instances
     await workers.stop();
     await rewardApproval.stop();
     await webhookWorker.stop();

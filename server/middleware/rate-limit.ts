@@ -1,11 +1,11 @@
-import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { isEmbedded } from '../../core/db/create-database';
 import type { AppDeps, Middleware } from '../app-context';
-import type { RateLimits } from '../config';
+import { DEFAULT_RATE_LIMIT_SYNC_MS, type RateLimits } from '../config';
 import { HttpError } from '../http-error';
+import { SyncedWindowCounts } from '../rate-limits/synced-window-counts';
+import type { Decision } from '../rate-limits/window-counts';
 
 type Endpoint = keyof RateLimits;
-type Limiter = RateLimiterMemory | RateLimiterPostgres;
 
 const MINUTE = { seconds: 60, name: 'minute' };
 const HOUR = { seconds: 3600, name: 'hour' };
@@ -23,69 +23,66 @@ export const WINDOWS: Record<Endpoint, { seconds: number; name: string }> = {
 };
 
 /**
- * Counters in PostgreSQL (table rate_limits) so every instance on one database shares them; in
- * memory on the embedded PGlite, which one process owns. If PostgreSQL fails, the in-memory
- * insurance limiter keeps limiting per instance instead of failing the request.
+ * Counted in memory and synced with PostgreSQL (table rate_limits) in the background, so every
+ * instance on one database shares the counts without a round trip per request; on the embedded
+ * PGlite, which one process owns, in memory only. See docs/decisions.md, "Rate limits".
  */
-function buildLimiter(deps: AppDeps, endpoint: Endpoint): Limiter {
-  const options = { keyPrefix: endpoint, points: deps.config.rateLimits[endpoint], duration: WINDOWS[endpoint].seconds };
-  if (isEmbedded(deps.db)) return new RateLimiterMemory(options);
-  return new RateLimiterPostgres({
-    ...options,
-    storeClient: deps.db,
-    storeType: 'knex',
-    tableName: 'rate_limits',
-    tableCreated: true, // created by migration 20261124_0003_rate_limits
-    insuranceLimiter: new RateLimiterMemory(options),
+function buildCounts(deps: AppDeps): SyncedWindowCounts {
+  return new SyncedWindowCounts({
+    db: isEmbedded(deps.db) ? null : deps.db,
+    intervalMs: deps.config.rateLimitSyncMs ?? DEFAULT_RATE_LIMIT_SYNC_MS,
+    logger: deps.logger,
   });
 }
 
-// One set of limiters per app instance, built on first use; keyed weakly so a closed app is freed.
-const limitersByApp = new WeakMap<object, Map<Endpoint, Limiter>>();
+// One set of counts per app instance, built on first use; keyed weakly so a closed app is freed.
+const countsByApp = new WeakMap<object, SyncedWindowCounts>();
 
-function limiterFor(app: object, deps: AppDeps, endpoint: Endpoint): Limiter {
-  let limiters = limitersByApp.get(app);
-  if (!limiters) limitersByApp.set(app, (limiters = new Map()));
-  let limiter = limiters.get(endpoint);
-  if (!limiter) limiters.set(endpoint, (limiter = buildLimiter(deps, endpoint)));
-  return limiter;
+function countsFor(app: object, deps: AppDeps): SyncedWindowCounts {
+  let counts = countsByApp.get(app);
+  if (!counts) countsByApp.set(app, (counts = buildCounts(deps)));
+  return counts;
 }
 
-function rateLimitHeaders(limit: number, state: RateLimiterRes): Record<string, string> {
+/** Shares every count this app has not synced yet and reads back the totals, now. */
+export async function flushRateLimits(app: object): Promise<void> {
+  await countsByApp.get(app)?.flush();
+}
+
+/** Shares the last counts and stops syncing; shutdown calls it once the last request is answered. */
+export async function closeRateLimits(app: object): Promise<void> {
+  await countsByApp.get(app)?.close();
+}
+
+function rateLimitHeaders(decision: Decision): Record<string, string> {
   return {
-    'RateLimit-Limit': String(limit),
-    'RateLimit-Remaining': String(state.remainingPoints),
-    'RateLimit-Reset': String(secondsUntilReset(state)),
+    'RateLimit-Limit': String(decision.limit),
+    'RateLimit-Remaining': String(decision.remaining),
+    'RateLimit-Reset': String(decision.resetSeconds),
   };
-}
-
-function secondsUntilReset(state: RateLimiterRes): number {
-  return Math.max(1, Math.ceil(state.msBeforeNext / 1000));
 }
 
 /**
  * Limits requests per client IP (ctx.ip: the socket address, or X-Forwarded-For's client under
  * TRUST_PROXY=true) on one endpoint. Placed before the body is read, so a refused client costs
- * one counter update. Every answer carries RateLimit-* headers; a 429 adds Retry-After.
+ * one count in memory. Every answer carries RateLimit-* headers; a 429 adds Retry-After.
  */
 export function rateLimit(endpoint: Endpoint): Middleware {
+  const window = WINDOWS[endpoint];
   return async (ctx, next) => {
-    const limiter = limiterFor(ctx.app, ctx.app.context.deps, endpoint);
-    const limit = limiter.points;
-    let state: RateLimiterRes;
-    try {
-      state = await limiter.consume(ctx.ip || 'unknown');
-    } catch (rejection) {
-      if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      const retryAfter = secondsUntilReset(rejection);
+    const { deps } = ctx.app.context;
+    const limit = deps.config.rateLimits[endpoint];
+    // The key is rate-limiter-flexible's (`prefix:ip`): the rows stay the same ones across the change.
+    const decision = await countsFor(ctx.app, deps).hit(`${endpoint}:${ctx.ip || 'unknown'}`, limit, window.seconds * 1000);
+    if (!decision.allowed) {
       throw new HttpError(
         429,
-        `rate limit exceeded: at most ${limit} requests per ${WINDOWS[endpoint].name} from one IP to ${ctx.path}; retry after ${retryAfter} s`,
-        { ...rateLimitHeaders(limit, rejection), 'Retry-After': String(retryAfter) },
+        `rate limit exceeded: at most ${limit} requests per ${window.name} from one IP to ${ctx.path}; retry after ${decision.resetSeconds} s`,
+        { ...rateLimitHeaders(decision), 'Retry-After': String(decision.resetSeconds) },
         'rate_limited',
       );
     }
-    ctx.set(rateLimitHeaders(limit, state));
+    ctx.set(rateLimitHeaders(decision));
     return next();
   };
 }

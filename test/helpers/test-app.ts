@@ -3,6 +3,7 @@ import pino from 'pino';
 import supertest from 'supertest';
 import { createApp, type App } from '../../server/app';
 import { type Config, type RateLimits } from '../../server/config';
+import { closeRateLimits } from '../../server/middleware/rate-limit';
 import type { ConnectorParts } from '../../server/http';
 import { testDatabase } from './test-database';
 import { type RealPostgres, realPostgres } from './real-postgres';
@@ -32,6 +33,11 @@ export interface TestApp {
   http: ReturnType<typeof supertest>;
 }
 
+// The apps a test file started stop syncing rate-limit counts with its last test, as a server does
+// at shutdown: no timer of theirs outlives the file.
+const started: App[] = [];
+afterAll(() => Promise.all(started.splice(0).map(closeRateLimits)));
+
 /**
  * A Koa app on the test database (real PostgreSQL under TEST_DATABASE_URL, else PGlite), with every
  * connector configured from the environment unless the test hands its own parts.
@@ -40,6 +46,7 @@ export async function startTestApp(overrides: Partial<Config> = {}, db?: Knex, c
   const database = db ?? (await testDatabase());
   const config = testConfig(overrides);
   const app = createApp({ db: database, config, logger: pino({ level: 'silent' }), connectors });
+  started.push(app);
   return { app, db: database, config, http: supertest(app.callback()) };
 }
 

@@ -11,9 +11,13 @@ beforeAll(async () => {
 });
 afterAll(() => postgres?.close());
 
+// These counts must be exact the moment another instance made them: sync interval 0, each request
+// decided on the shared total (test/rate-limits/synced-counts.test.ts covers the default interval).
+const EXACT = { trustProxy: true, rateLimits: DEFAULT_RATE_LIMITS, rateLimitSyncMs: 0 };
+
 describe('rate limits on PostgreSQL', () => {
   it('share one count between two server instances on one database: after 11 claims on one and 9 on the other, the 21st is refused by both', async () => {
-    const config = { trustProxy: true, rateLimits: DEFAULT_RATE_LIMITS };
+    const config = EXACT;
     const first = await startTestApp(config, postgres.db);
     const second = await startTestApp(config, postgres.db);
     const brand = await givenBrand(postgres.db, { plan: 'premier' });
@@ -35,7 +39,7 @@ describe('rate limits on PostgreSQL', () => {
   });
 
   it('counts concurrent requests exactly: of 30 at once across two instances, 20 pass', async () => {
-    const config = { trustProxy: true, rateLimits: DEFAULT_RATE_LIMITS };
+    const config = EXACT;
     const instances = [await startTestApp(config, postgres.db), await startTestApp(config, postgres.db)];
     const ip = uniqueClientIp();
     // Unauthenticated refunds: counted before authentication, answered 401 when allowed.
