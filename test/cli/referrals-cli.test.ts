@@ -1,14 +1,13 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
 import { promisify } from 'node:util';
 import { runCli } from '../../server/cli/run-cli';
 import { scratchDir } from '../helpers/scratch-space';
 import { testConfig } from '../helpers/test-app';
 import { closeTestDatabase, testDatabase } from '../helpers/test-database';
+import { BIN } from '../operations/processes';
 
 const run = promisify(execFile);
-const BIN = path.resolve(__dirname, '../../server/cli/referrals.cjs');
 
 afterAll(closeTestDatabase);
 

@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { lockDataDir } from '../../core/db/data-dir-lock';
 import {
+  BIN,
   type Spawned,
   childPids,
   freePort,
@@ -38,7 +39,7 @@ describe('quick start on the embedded database', () => {
   });
 
   async function cliJson(...args: string[]) {
-    const result = await referrals([...args, '--json'], env);
+    const result = await referrals([...args, '--json'], env, BIN); // `npx referrals`, as the README says
     expect(result).toMatchObject({ code: 0, stderr: '' });
     return JSON.parse(result.stdout);
   }

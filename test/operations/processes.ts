@@ -17,6 +17,8 @@ export const ROOT = path.resolve(__dirname, '../..');
  */
 export const CLI = COMPILED.cli;
 export const SERVER_COMMAND = ['node', COMPILED.server];
+/** The installed `referrals` bin, as `npx referrals` runs it: the TypeScript CLI through tsx. */
+export const BIN = path.join(ROOT, 'server/cli/referrals.cjs');
 
 /** A process of ours, with everything it printed and how it ended. */
 export interface Spawned {
@@ -121,9 +123,9 @@ export interface CliResult {
   stderr: string;
 }
 
-/** The CLI (`referrals …`), compiled, in a process of its own. */
-export async function referrals(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
-  const cli = spawnProcess(['node', CLI, ...args], env);
+/** The CLI (`referrals …`) in a process of its own: compiled, or `BIN` as a user runs it. */
+export async function referrals(args: string[], env: NodeJS.ProcessEnv, command: string = CLI): Promise<CliResult> {
+  const cli = spawnProcess(['node', command, ...args], env);
   const { code } = await cli.exited;
   return { code, stdout: cli.stdout(), stderr: cli.stderr() };
 }
