@@ -117,8 +117,9 @@ describe('the reward ledger under concurrent transitions (real PostgreSQL)', () 
     const made = await orders(brand, advocate.code, 20);
     await t.db('rewards').where({ brand_id: brand.brandId }).update({ hold_until: t.db.raw(`now() - interval '1 minute'`) });
 
-    const [first, second] = await Promise.all([approveDueRewards(t.db, { batchSize: 3 }), approveDueRewards(t.db, { batchSize: 3 })]);
-    expect(first.approved + second.approved).toBeGreaterThanOrEqual(20);
+    await Promise.all([approveDueRewards(t.db, { batchSize: 3 }), approveDueRewards(t.db, { batchSize: 3 })]);
+    // Not a count of what these two approved: on the shared TEST_DATABASE_URL another file's approval
+    // job may take some of these rewards (and these jobs other brands'). Exactly once is the point.
     for (const { rewardId } of made) {
       const kinds = await t.db('reward_ledger').where({ brand_id: brand.brandId, reward_id: rewardId }).orderBy('entry_id').pluck('kind');
       expect(kinds).toEqual(['hold', 'release', 'credit']);
