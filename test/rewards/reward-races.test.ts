@@ -28,6 +28,14 @@ async function sumsOf(brandId: string, rewardId: number): Promise<Record<string,
   return Object.fromEntries(rows.map((row) => [row.kind, Math.round(Number(row.total) * 100)]));
 }
 
+/** Waits (at most 10 s) until `count` rewards of the brand are approved. */
+async function untilApproved(brandId: string, count: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while ((await t.db('rewards').where({ brand_id: brandId, status: 'approved' })).length < count && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 describe('the reward ledger under concurrent transitions (real PostgreSQL)', () => {
   it('balances to the cent when approvals, voids, refunds and advocate claims race (50 requests at once)', async () => {
     const brand = await givenBrand(t.db, { plan: 'premier', reward_type: 'percentage', reward_value: 10 });
@@ -119,7 +127,9 @@ describe('the reward ledger under concurrent transitions (real PostgreSQL)', () 
 
     await Promise.all([approveDueRewards(t.db, { batchSize: 3 }), approveDueRewards(t.db, { batchSize: 3 })]);
     // Not a count of what these two approved: on the shared TEST_DATABASE_URL another file's approval
-    // job may take some of these rewards (and these jobs other brands'). Exactly once is the point.
+    // job may take some of these rewards (and these jobs other brands'), and may still hold a few
+    // that these skipped (SKIP LOCKED) until it commits. Exactly once is the point.
+    await untilApproved(brand.brandId, 20);
     for (const { rewardId } of made) {
       const kinds = await t.db('reward_ledger').where({ brand_id: brand.brandId, reward_id: rewardId }).orderBy('entry_id').pluck('kind');
       expect(kinds).toEqual(['hold', 'release', 'credit']);
