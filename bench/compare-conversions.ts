@@ -1,16 +1,19 @@
 import { runScenario } from './load-scenario';
 import { findPgbench, prepareReference, runReference } from './pgbench-reference';
-import { newConversion, replayConversion } from './request-bodies';
+import { newClaim, newConversion, partialRefund, replayConversion } from './request-bodies';
 import { setUpBench, warmUp } from './bench-setup';
 
 /**
  * `npx tsx bench/compare-conversions.ts [label]`: the conversion hot path alone, once per mode of
  * BENCH_MODES (default `unbatched,batched`: CONVERSION_BATCH_MAX=1, then the server's default),
  * back to back, each on a fresh database: ingest at 1, 16 and 64 connections with one hot advocate
- * and with 1,000 advocates, then a duplicate replay at 16 — BENCH_SECONDS (default 8) each — one
+ * and with 1,000 advocates, then a duplicate replay at 16, refunds of those orders and new claims
+ * at 16 and 64 (the same batching settings apply to them) — BENCH_SECONDS (default 8) each — one
  * line per scenario, then pgbench's reference at 64 clients for the ratio the issue asks about.
  */
 const CONVERSION = '/api/v1/track/conversion';
+const REFUND = '/api/v1/track/refund';
+const CLAIM = '/api/v1/track/claim';
 const MODES: Record<string, Record<string, string>> = {
   unbatched: { CONVERSION_BATCH_MAX: '1' },
   batched: {},
@@ -36,6 +39,12 @@ async function measure(label: string, mode: string, seconds: number): Promise<vo
     }
     const replay = await runScenario(server, scenario('replay', CONVERSION, 16, 200, replayConversion(tenant.codes, written), seconds), backends);
     process.stdout.write(`${line('replay c16', replay)}\n`);
+    for (const connections of [16, 64]) {
+      const refunds = await runScenario(server, scenario('refund', REFUND, connections, 200, partialRefund(written), seconds), backends);
+      process.stdout.write(`${line(`refund c${connections}`, refunds)}\n`);
+      const claims = await runScenario(server, scenario('claim', CLAIM, connections, 201, newClaim(tenant.codes), seconds), backends);
+      process.stdout.write(`${line(`claim c${connections}`, claims)}\n`);
+    }
     process.stdout.write(`${label} ${mode} server peak RSS ${server.memory().peakMiB.toFixed(0)} MiB\n`);
   } finally {
     await setup.close();
