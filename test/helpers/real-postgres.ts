@@ -26,21 +26,24 @@ async function reachable(db: Knex, url: string): Promise<void> {
 
 /**
  * A real PostgreSQL, never PGlite: TEST_DATABASE_URL when set (already migrated by globalSetup),
- * else a scratch database created on the local server and dropped by close(). Neither reachable
- * → the test fails with a message saying so; it never passes without having run.
+ * else a scratch database created on the local server and dropped by close(). With `ownDatabase`,
+ * a scratch database on TEST_DATABASE_URL's server too: for a file whose background workers sweep
+ * every brand (they would take other files' rows on the shared database). Neither reachable → the
+ * test fails with a message saying so; it never passes without having run.
  */
-export async function realPostgres(): Promise<RealPostgres> {
+export async function realPostgres(options: { ownDatabase?: boolean } = {}): Promise<RealPostgres> {
   const url = process.env.TEST_DATABASE_URL;
-  if (url) {
+  if (url && !options.ownDatabase) {
     const db = createDatabase({ databaseUrl: url });
     await reachable(db, url);
     return { db, close: () => db.destroy() };
   }
-  const server = createDatabase({ databaseUrl: LOCAL_POSTGRES_URL, poolMax: 1 });
-  await reachable(server, LOCAL_POSTGRES_URL);
+  const serverUrl = url ?? LOCAL_POSTGRES_URL;
+  const server = createDatabase({ databaseUrl: serverUrl, poolMax: 1 });
+  await reachable(server, serverUrl);
   const name = `referrals_scratch_${process.pid}_${randomBytes(4).toString('hex')}`;
   await server.raw(`CREATE DATABASE ${name}`);
-  const scratchUrl = new URL(LOCAL_POSTGRES_URL);
+  const scratchUrl = new URL(serverUrl);
   scratchUrl.pathname = `/${name}`;
   const db = createDatabase({ databaseUrl: scratchUrl.toString() });
   await migrateToLatest(db);

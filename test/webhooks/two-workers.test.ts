@@ -17,7 +17,8 @@ const SETTINGS: WebhookSettings = { allowPrivate: true, timeoutMs: 10_000, worke
 let postgres: RealPostgres;
 let secondPool: Knex;
 beforeAll(async () => {
-  postgres = await realPostgres();
+  // Its workers sweep every brand's deliveries: on the shared database they would take other files'.
+  postgres = await realPostgres({ ownDatabase: true });
   secondPool = createDatabase({ databaseUrl: (postgres.db.client.config as { connection: string }).connection });
 });
 afterAll(async () => {
