@@ -164,13 +164,25 @@ export async function findReferralCode(db: Executor, brandId: string, code: stri
   return row ? toCodeOwner(row) : null;
 }
 
-/** Resolves several candidate codes in one query: their owners by normalized code (unknown codes are absent). */
-export async function findReferralCodes(db: Executor, brandId: string, codes: string[]): Promise<Map<string, ReferralCodeOwner>> {
-  const normalized = [...new Set(codes.map(normalizeCode))];
-  if (normalized.length === 0) return new Map();
+/** A code named in some brand: the key ReferralCodesOf answers under. */
+export function brandCodeKey(brandId: string, code: string): string {
+  return `${brandId}:${normalizeCode(code)}`;
+}
+
+/**
+ * Resolves the candidate codes of several orders, of any brands, in one query: their owners by
+ * brandCodeKey (unknown codes are absent).
+ */
+export async function findReferralCodes(db: Executor, named: Array<{ brandId: string; code: string }>): Promise<Map<string, ReferralCodeOwner>> {
+  const keys = new Map(named.map(({ brandId, code }) => [brandCodeKey(brandId, code), { brandId, code: normalizeCode(code) }]));
+  if (keys.size === 0) return new Map();
+  const pairs = [...keys.values()];
   // One text whatever the number of codes, so it is prepared once per connection.
-  const rows: CodeOwnerRow[] = await prepared(db, codeOwners(db).where({ 'c.brand_id': brandId }).whereRaw('c.code_normalized = ANY(?::text[])', [normalized]));
-  return new Map(rows.map((row) => [row.code_normalized, toCodeOwner(row)]));
+  const query = codeOwners(db)
+    .select('c.brand_id')
+    .whereRaw('(c.brand_id, c.code_normalized) IN (SELECT * FROM unnest(?::uuid[], ?::text[]))', [pairs.map((pair) => pair.brandId), pairs.map((pair) => pair.code)]);
+  const rows: Array<CodeOwnerRow & { brand_id: string }> = await prepared(db, query);
+  return new Map(rows.map((row) => [`${row.brand_id}:${row.code_normalized}`, toCodeOwner(row)]));
 }
 
 /**

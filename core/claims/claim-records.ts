@@ -44,23 +44,54 @@ export async function findClaim(db: Executor, brandId: string, claimId: number, 
   return toClaim(await (forUpdate ? query.forUpdate() : query).first());
 }
 
-/** The newest claim still waiting for its order, for this customer, inside the attribution window. */
-export async function newestPendingClaim(
-  db: Executor,
-  brandId: string,
-  emailNormalized: string,
-  windowDays: number,
-  advocateId?: number,
-): Promise<ClaimRecord | null> {
-  const query = db('claims')
-    .select(CLAIM_COLUMNS)
-    .where({ brand_id: brandId, email_normalized: emailNormalized, status: 'pending' satisfies ClaimStatus })
-    .andWhere('created_at', '>=', db.raw(`now() - make_interval(days => ?)`, [windowDays]))
-    .orderBy('created_at', 'desc')
-    .first();
-  if (advocateId !== undefined) query.andWhere({ advocate_id: advocateId });
-  // Prepared: on the conversion hot path, planning this look-up costs more than running it.
-  return toClaim(await prepared(db, query));
+/** What a batch of orders asks of claims: the ones they name by id, and their customers' pending ones. */
+export interface ClaimsWanted {
+  named: Array<{ brandId: string; claimId: number }>;
+  /** A customer's pending claims inside the brand's attribution window. */
+  customers: Array<{ brandId: string; emailNormalized: string; windowDays: number }>;
+}
+
+export interface ClaimsOfOrders {
+  /** By `${brand_id}:${claim_id}`. */
+  named: Map<string, ClaimRecord>;
+  /** By `${brand_id}:${email_normalized}`, newest first (ties: the higher claim_id). */
+  pending: Map<string, ClaimRecord[]>;
+}
+
+const columnsOf = (table: string) => CLAIM_COLUMNS.map((column) => `${table}.${column}`).join(', ');
+
+// Constant text whatever the batch's size, so it is prepared once per connection.
+const CLAIMS_OF_ORDERS_SQL = `
+SELECT 'named' AS wanted_as, ${columnsOf('n')}, n.brand_id FROM claims n
+WHERE (n.brand_id, n.claim_id) IN (SELECT * FROM unnest(?::uuid[], ?::bigint[]))
+UNION ALL
+SELECT 'pending', ${columnsOf('p')}, p.brand_id FROM claims p
+JOIN unnest(?::uuid[], ?::text[], ?::integer[]) AS w(brand_id, email_normalized, window_days)
+  ON p.brand_id = w.brand_id AND p.email_normalized = w.email_normalized
+WHERE p.status = 'pending' AND p.created_at >= now() - make_interval(days => w.window_days)`;
+
+/** The claims a batch of orders names and its customers' pending claims, in one query. */
+export async function findClaimsOfOrders(db: Executor, wanted: ClaimsWanted): Promise<ClaimsOfOrders> {
+  const found: ClaimsOfOrders = { named: new Map(), pending: new Map() };
+  const customers = [...new Map(wanted.customers.map((customer) => [`${customer.brandId}:${customer.emailNormalized}`, customer])).values()];
+  if (wanted.named.length === 0 && customers.length === 0) return found;
+  const { rows } = await prepared(db, db.raw(CLAIMS_OF_ORDERS_SQL, [
+    wanted.named.map((claim) => claim.brandId),
+    wanted.named.map((claim) => claim.claimId),
+    customers.map((customer) => customer.brandId),
+    customers.map((customer) => customer.emailNormalized),
+    customers.map((customer) => customer.windowDays),
+  ]));
+  for (const { wanted_as, brand_id, ...row } of rows as Array<ClaimRow & { wanted_as: 'named' | 'pending'; brand_id: string }>) {
+    const claim = toClaim(row);
+    if (wanted_as === 'named') found.named.set(`${brand_id}:${claim.claim_id}`, claim);
+    else {
+      const key = `${brand_id}:${claim.email_normalized}`;
+      found.pending.set(key, [...(found.pending.get(key) ?? []), claim]);
+    }
+  }
+  for (const claims of found.pending.values()) claims.sort((a, b) => b.created_at.getTime() - a.created_at.getTime() || b.claim_id - a.claim_id);
+  return found;
 }
 
 /**

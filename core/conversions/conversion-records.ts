@@ -33,11 +33,34 @@ export interface Attribution {
 /** A recorded conversion with its fraud review (null: not held). */
 export type ExistingConversion = ConversionRow & { review: ReviewSummary | null };
 
+/** An order's key among the existing conversions of a batch. */
+export function brandOrderKey(brandId: string, orderId: string): string {
+  return `${brandId}:${orderId}`;
+}
+
+/**
+ * The conversions already recorded for several orders (of any brands) by order_id, in one query,
+ * by brandOrderKey. No row lock: a repeat only reads (so it writes no WAL); completeIfPending
+ * upgrades atomically.
+ */
+export async function findExistingConversions(
+  trx: Knex.Transaction,
+  orders: Array<{ brandId: string; orderId: string }>,
+): Promise<Map<string, ExistingConversion>> {
+  if (orders.length === 0) return new Map();
+  const query = trx('conversions')
+    .select([...CONVERSION_VIEW_COLUMNS, 'brand_id', reviewColumn(trx)])
+    .whereRaw('(brand_id, order_id) IN (SELECT * FROM unnest(?::uuid[], ?::text[]))', [orders.map((order) => order.brandId), orders.map((order) => order.orderId)]);
+  // One text whatever the number of orders, so it is prepared once per connection.
+  const rows: Array<ExistingConversion & { brand_id: string }> = await prepared(trx, query);
+  return new Map(rows.map(({ brand_id, ...row }) => [brandOrderKey(brand_id, row.order_id!), row]));
+}
+
 /** The conversion already recorded for this order: by order_id, else by content hash within 24 h. */
 export async function findExistingConversion(trx: Knex.Transaction, brandId: string, input: ConversionInput): Promise<ExistingConversion | undefined> {
   if (input.order_id !== null) {
-    // No row lock: a repeat only reads (so it writes no WAL); completeIfPending upgrades atomically.
-    return prepared(trx, trx('conversions').select([...CONVERSION_VIEW_COLUMNS, reviewColumn(trx)]).where({ brand_id: brandId, order_id: input.order_id }).first());
+    const found = await findExistingConversions(trx, [{ brandId, orderId: input.order_id }]);
+    return found.get(brandOrderKey(brandId, input.order_id));
   }
   if (!input.content_hash) return undefined;
   // No order_id: the same content inside 24 h is the same order. Serialise on the hash.
