@@ -176,11 +176,11 @@ export function brandCodeKey(brandId: string, code: string): string {
 export async function findReferralCodes(db: Executor, named: Array<{ brandId: string; code: string }>): Promise<Map<string, ReferralCodeOwner>> {
   const keys = new Map(named.map(({ brandId, code }) => [brandCodeKey(brandId, code), { brandId, code: normalizeCode(code) }]));
   if (keys.size === 0) return new Map();
-  const pairs = [...keys.values()];
-  // One text whatever the number of codes, so it is prepared once per connection.
+  const pairs = [...keys.values()].map(({ brandId, code }) => ({ brand_id: brandId, code_normalized: code }));
+  // One text whatever the number of codes, prepared once per connection (a JSON recordset: see core/fraud/fraud-signals.ts).
   const query = codeOwners(db)
     .select('c.brand_id')
-    .whereRaw('(c.brand_id, c.code_normalized) IN (SELECT * FROM unnest(?::uuid[], ?::text[]))', [pairs.map((pair) => pair.brandId), pairs.map((pair) => pair.code)]);
+    .whereRaw('(c.brand_id, c.code_normalized) IN (SELECT * FROM jsonb_to_recordset(?::jsonb) AS k(brand_id uuid, code_normalized text))', [JSON.stringify(pairs)]);
   const rows: Array<CodeOwnerRow & { brand_id: string }> = await prepared(db, query);
   return new Map(rows.map((row) => [`${row.brand_id}:${row.code_normalized}`, toCodeOwner(row)]));
 }

@@ -60,13 +60,13 @@ export interface ClaimsOfOrders {
 
 const columnsOf = (table: string) => CLAIM_COLUMNS.map((column) => `${table}.${column}`).join(', ');
 
-// Constant text whatever the batch's size, so it is prepared once per connection.
+// Constant text whatever the batch's size, prepared once per connection (JSON recordsets: see core/fraud/fraud-signals.ts).
 const CLAIMS_OF_ORDERS_SQL = `
 SELECT 'named' AS wanted_as, ${columnsOf('n')}, n.brand_id FROM claims n
-WHERE (n.brand_id, n.claim_id) IN (SELECT * FROM unnest(?::uuid[], ?::bigint[]))
+WHERE (n.brand_id, n.claim_id) IN (SELECT * FROM jsonb_to_recordset(?::jsonb) AS k(brand_id uuid, claim_id bigint))
 UNION ALL
 SELECT 'pending', ${columnsOf('p')}, p.brand_id FROM claims p
-JOIN unnest(?::uuid[], ?::text[], ?::integer[]) AS w(brand_id, email_normalized, window_days)
+JOIN jsonb_to_recordset(?::jsonb) AS w(brand_id uuid, email_normalized text, window_days integer)
   ON p.brand_id = w.brand_id AND p.email_normalized = w.email_normalized
 WHERE p.status = 'pending' AND p.created_at >= now() - make_interval(days => w.window_days)`;
 
@@ -76,11 +76,8 @@ export async function findClaimsOfOrders(db: Executor, wanted: ClaimsWanted): Pr
   const customers = [...new Map(wanted.customers.map((customer) => [`${customer.brandId}:${customer.emailNormalized}`, customer])).values()];
   if (wanted.named.length === 0 && customers.length === 0) return found;
   const { rows } = await prepared(db, db.raw(CLAIMS_OF_ORDERS_SQL, [
-    wanted.named.map((claim) => claim.brandId),
-    wanted.named.map((claim) => claim.claimId),
-    customers.map((customer) => customer.brandId),
-    customers.map((customer) => customer.emailNormalized),
-    customers.map((customer) => customer.windowDays),
+    JSON.stringify(wanted.named.map((claim) => ({ brand_id: claim.brandId, claim_id: claim.claimId }))),
+    JSON.stringify(customers.map((customer) => ({ brand_id: customer.brandId, email_normalized: customer.emailNormalized, window_days: customer.windowDays }))),
   ]));
   for (const { wanted_as, brand_id, ...row } of rows as Array<ClaimRow & { wanted_as: 'named' | 'pending'; brand_id: string }>) {
     const claim = toClaim(row);

@@ -50,8 +50,10 @@ export async function findExistingConversions(
   if (orders.length === 0) return new Map();
   const query = trx('conversions')
     .select([...CONVERSION_VIEW_COLUMNS, 'brand_id', reviewColumn(trx)])
-    .whereRaw('(brand_id, order_id) IN (SELECT * FROM unnest(?::uuid[], ?::text[]))', [orders.map((order) => order.brandId), orders.map((order) => order.orderId)]);
-  // One text whatever the number of orders, so it is prepared once per connection.
+    .whereRaw('(brand_id, order_id) IN (SELECT * FROM jsonb_to_recordset(?::jsonb) AS k(brand_id uuid, order_id text))', [
+      JSON.stringify(orders.map((order) => ({ brand_id: order.brandId, order_id: order.orderId }))),
+    ]);
+  // One text whatever the number of orders, prepared once per connection (a JSON recordset: see fraud-signals.ts).
   const rows: Array<ExistingConversion & { brand_id: string }> = await prepared(trx, query);
   return new Map(rows.map(({ brand_id, ...row }) => [brandOrderKey(brand_id, row.order_id!), row]));
 }

@@ -12,10 +12,10 @@ import { emitWebhookEvents } from '../webhooks/emit-event';
 import { conversionCreatedEvents } from '../webhooks/conversion-events';
 import { type OrderCodes, type Referrer, findReferrer } from './attribute-conversion';
 import type { ConversionInput } from './conversion-input';
-import { PaidOrderBatch } from './paid-order-batch';
 import { conversionMoney } from './conversion-money';
 import { type Attribution, type ExistingConversion, completeIfPending, findExistingConversion, insertConversion } from './conversion-records';
 import { type ConversionView, toConversionView } from './conversion-view';
+import { PaidOrderBatch } from './paid-order-batch';
 
 export interface PaidOrderInput extends OrderCodes {
   conversion: ConversionInput;

@@ -11,10 +11,8 @@ import { type FraudSettings, type FraudSignals, type ScreenedOrder, activeLimit 
  */
 const SIGNALS_SQL = `
 SELECT o.item_no, s.*
-FROM unnest(CAST(:itemNos AS integer[]), CAST(:brands AS uuid[]), CAST(:advocates AS bigint[]), CAST(:customers AS text[]),
-            CAST(:visitors AS text[]), CAST(:ips AS inet[]), CAST(:ownIps AS inet[]), CAST(:windows AS integer[]),
-            CAST(:advocateLimits AS integer[]), CAST(:ipLimits AS integer[]))
-  AS o(item_no, brand, advocate, customer, visitor, ip, own_ip, ip_window, advocate_limit, ip_limit)
+FROM jsonb_to_recordset(CAST(:orders AS jsonb))
+  AS o(item_no integer, brand uuid, advocate bigint, customer text, visitor text, ip inet, own_ip inet, ip_window integer, advocate_limit integer, ip_limit integer)
 CROSS JOIN LATERAL (
 WITH advocate AS (
   SELECT email_normalized FROM advocates WHERE brand_id = o.brand AND advocate_id = o.advocate
@@ -80,26 +78,25 @@ export interface SignalsRequest {
 export async function fraudSignals(trx: Knex.Transaction, requests: SignalsRequest[]): Promise<FraudSignals[]> {
   if (requests.length === 0) return [];
   const limitOf = (brand: FraudSettings, limit: number | null) => (brand.fraud_velocity ? (activeLimit(limit) ?? 0) : 0);
-  const column = <T>(value: (request: SignalsRequest) => T) => requests.map(value);
-  // Constant text whatever the batch's size, so it is prepared once per connection.
-  const { rows } = await prepared(
-    trx,
-    trx.raw(SIGNALS_SQL, {
-      itemNos: requests.map((_, index) => index),
-      brands: column((r) => r.brandId),
-      advocates: column((r) => r.advocateId),
-      customers: column((r) => (r.brand.fraud_self_referral ? r.order.customer_id : null)),
-      visitors: column((r) => (r.brand.fraud_self_referral ? r.order.visitor_id : null)),
-      ips: column((r) => r.order.ip),
-      ownIps: column((r) => (r.brand.fraud_self_referral ? r.order.ip : null)),
-      windows: column((r) => r.brand.fraud_ip_window_days),
-      advocateLimits: column((r) => limitOf(r.brand, r.brand.fraud_max_per_advocate_hour)),
-      ipLimits: column((r) => limitOf(r.brand, r.brand.fraud_max_per_ip_day)),
-    }),
-  );
-  const byPosition = new Map((rows as SignalsRow[]).map((row) => [Number(row.item_no), row]));
+  // One constant text whatever the batch's size, so it is prepared once per connection; a JSON
+  // recordset rather than unnest(arrays): the planner estimates both alike for one order and for
+  // many, so it settles on one generic plan instead of planning every execution anew.
+  const orders = requests.map((r, index) => ({
+    item_no: index,
+    brand: r.brandId,
+    advocate: r.advocateId,
+    customer: r.brand.fraud_self_referral ? r.order.customer_id : null,
+    visitor: r.brand.fraud_self_referral ? r.order.visitor_id : null,
+    ip: r.order.ip,
+    own_ip: r.brand.fraud_self_referral ? r.order.ip : null,
+    ip_window: r.brand.fraud_ip_window_days,
+    advocate_limit: limitOf(r.brand, r.brand.fraud_max_per_advocate_hour),
+    ip_limit: limitOf(r.brand, r.brand.fraud_max_per_ip_day),
+  }));
+  const { rows } = await prepared(trx, trx.raw(SIGNALS_SQL, { orders: JSON.stringify(orders) }));
+  const byItem = new Map((rows as SignalsRow[]).map((row) => [Number(row.item_no), row]));
   return requests.map((_, index) => {
-    const row = byPosition.get(index)!;
+    const row = byItem.get(index)!;
     return {
       advocate_email: row.advocate_email,
       same_customer: row.same_customer === true,
