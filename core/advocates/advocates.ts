@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
+import { lookUpByKeys } from '../db/look-up-by-keys';
 import { prepared } from '../db/prepared-statement';
 import type { Executor } from '../db/transaction';
 import { Conflict, Invalid, NotFound } from '../errors';
@@ -177,11 +178,8 @@ export async function findReferralCodes(db: Executor, named: Array<{ brandId: st
   const keys = new Map(named.map(({ brandId, code }) => [brandCodeKey(brandId, code), { brandId, code: normalizeCode(code) }]));
   if (keys.size === 0) return new Map();
   const pairs = [...keys.values()].map(({ brandId, code }) => ({ brand_id: brandId, code_normalized: code }));
-  // One text whatever the number of codes, prepared once per connection (a JSON recordset: see core/fraud/fraud-signals.ts).
-  const query = codeOwners(db)
-    .select('c.brand_id')
-    .whereRaw('(c.brand_id, c.code_normalized) IN (SELECT * FROM jsonb_to_recordset(?::jsonb) AS k(brand_id uuid, code_normalized text))', [JSON.stringify(pairs)]);
-  const rows: Array<CodeOwnerRow & { brand_id: string }> = await prepared(db, query);
+  const byKey = codeOwners(db).select('c.brand_id').whereRaw('c.brand_id = k.brand_id AND c.code_normalized = k.code_normalized').limit(1);
+  const rows: Array<CodeOwnerRow & { brand_id: string }> = (await prepared(db, lookUpByKeys(db, 'brand_id uuid, code_normalized text', pairs, byKey))).rows;
   return new Map(rows.map((row) => [`${row.brand_id}:${row.code_normalized}`, toCodeOwner(row)]));
 }
 

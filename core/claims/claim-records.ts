@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { ReferralType } from '../conversions/referral-type';
+import { lookUpByKeys } from '../db/look-up-by-keys';
 import { prepared } from '../db/prepared-statement';
 import type { Executor } from '../db/transaction';
 import type { ClaimStatus } from './claim-status';
@@ -58,26 +59,22 @@ export interface ClaimsOfOrders {
   pending: Map<string, ClaimRecord[]>;
 }
 
-const columnsOf = (table: string) => CLAIM_COLUMNS.map((column) => `${table}.${column}`).join(', ');
-
-// Constant text whatever the batch's size, prepared once per connection (JSON recordsets: see core/fraud/fraud-signals.ts).
-const CLAIMS_OF_ORDERS_SQL = `
-SELECT 'named' AS wanted_as, ${columnsOf('n')}, n.brand_id FROM claims n
-WHERE (n.brand_id, n.claim_id) IN (SELECT * FROM jsonb_to_recordset(?::jsonb) AS k(brand_id uuid, claim_id bigint))
-UNION ALL
-SELECT 'pending', ${columnsOf('p')}, p.brand_id FROM claims p
-JOIN jsonb_to_recordset(?::jsonb) AS w(brand_id uuid, email_normalized text, window_days integer)
-  ON p.brand_id = w.brand_id AND p.email_normalized = w.email_normalized
-WHERE p.status = 'pending' AND p.created_at >= now() - make_interval(days => w.window_days)`;
-
 /** The claims a batch of orders names and its customers' pending claims, in one query. */
 export async function findClaimsOfOrders(db: Executor, wanted: ClaimsWanted): Promise<ClaimsOfOrders> {
   const found: ClaimsOfOrders = { named: new Map(), pending: new Map() };
   const customers = [...new Map(wanted.customers.map((customer) => [`${customer.brandId}:${customer.emailNormalized}`, customer])).values()];
   if (wanted.named.length === 0 && customers.length === 0) return found;
-  const { rows } = await prepared(db, db.raw(CLAIMS_OF_ORDERS_SQL, [
-    JSON.stringify(wanted.named.map((claim) => ({ brand_id: claim.brandId, claim_id: claim.claimId }))),
-    JSON.stringify(customers.map((customer) => ({ brand_id: customer.brandId, email_normalized: customer.emailNormalized, window_days: customer.windowDays }))),
+  const named = db('claims').select(db.raw(`'named' AS wanted_as`), ...CLAIM_COLUMNS, 'brand_id').whereRaw('claims.brand_id = k.brand_id AND claims.claim_id = k.claim_id').limit(1);
+  // Every pending claim of the customer (OFFSET 0: knex leaves an offset of 0 out of a builder).
+  const pending = db.raw(
+    `SELECT 'pending' AS wanted_as, ${CLAIM_COLUMNS.join(', ')}, brand_id FROM claims
+     WHERE claims.brand_id = k.brand_id AND claims.email_normalized = k.email_normalized AND claims.status = 'pending'
+       AND claims.created_at >= now() - make_interval(days => k.window_days)
+     OFFSET 0`,
+  );
+  const { rows } = await prepared(db, db.raw('? UNION ALL ?', [
+    lookUpByKeys(db, 'brand_id uuid, claim_id bigint', wanted.named.map((claim) => ({ brand_id: claim.brandId, claim_id: claim.claimId })), named),
+    lookUpByKeys(db, 'brand_id uuid, email_normalized text, window_days integer', customers.map((c) => ({ brand_id: c.brandId, email_normalized: c.emailNormalized, window_days: c.windowDays })), pending),
   ]));
   for (const { wanted_as, brand_id, ...row } of rows as Array<ClaimRow & { wanted_as: 'named' | 'pending'; brand_id: string }>) {
     const claim = toClaim(row);

@@ -3,6 +3,7 @@ import { normalizeEmail } from '../advocates/normalize';
 import type { Brand } from '../brands/brand';
 import { type ClaimRecord, markClaimsConvertedBy } from '../claims/claim-records';
 import { lockKey } from '../db/advisory-lock';
+import { lookUpByKeys } from '../db/look-up-by-keys';
 import { prepared } from '../db/prepared-statement';
 import { currencyExponent } from '../currency';
 import { canonicalIp } from '../fraud/client-ip';
@@ -40,7 +41,7 @@ export function brandOrderKey(brandId: string, orderId: string): string {
 
 /**
  * The conversions already recorded for several orders (of any brands) by order_id, in one query,
- * by brandOrderKey. No row lock: a repeat only reads (so it writes no WAL); completeIfPending
+ * by brandOrderKey (one index look-up per order). No row lock: a repeat only reads (so it writes no WAL); completeIfPending
  * upgrades atomically.
  */
 export async function findExistingConversions(
@@ -48,14 +49,13 @@ export async function findExistingConversions(
   orders: Array<{ brandId: string; orderId: string }>,
 ): Promise<Map<string, ExistingConversion>> {
   if (orders.length === 0) return new Map();
-  const query = trx('conversions')
+  const keys = [...new Map(orders.map(({ brandId, orderId }) => [brandOrderKey(brandId, orderId), { brand_id: brandId, order_id: orderId }])).values()];
+  const byKey = trx('conversions')
     .select([...CONVERSION_VIEW_COLUMNS, 'brand_id', reviewColumn(trx)])
-    .whereRaw('(brand_id, order_id) IN (SELECT * FROM jsonb_to_recordset(?::jsonb) AS k(brand_id uuid, order_id text))', [
-      JSON.stringify(orders.map((order) => ({ brand_id: order.brandId, order_id: order.orderId }))),
-    ]);
-  // One text whatever the number of orders, prepared once per connection (a JSON recordset: see fraud-signals.ts).
-  const rows: Array<ExistingConversion & { brand_id: string }> = await prepared(trx, query);
-  return new Map(rows.map(({ brand_id, ...row }) => [brandOrderKey(brand_id, row.order_id!), row]));
+    .whereRaw('conversions.brand_id = k.brand_id AND conversions.order_id = k.order_id')
+    .limit(1);
+  const { rows } = await prepared(trx, lookUpByKeys(trx, 'brand_id uuid, order_id text', keys, byKey));
+  return new Map((rows as Array<ExistingConversion & { brand_id: string }>).map(({ brand_id, ...row }) => [brandOrderKey(brand_id, row.order_id!), row]));
 }
 
 /** The conversion already recorded for this order: by order_id, else by content hash within 24 h. */
