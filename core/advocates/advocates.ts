@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
+import { lookUpByKeys } from '../db/look-up-by-keys';
 import { prepared } from '../db/prepared-statement';
 import type { Executor } from '../db/transaction';
 import { Conflict, Invalid, NotFound } from '../errors';
@@ -164,13 +165,22 @@ export async function findReferralCode(db: Executor, brandId: string, code: stri
   return row ? toCodeOwner(row) : null;
 }
 
-/** Resolves several candidate codes in one query: their owners by normalized code (unknown codes are absent). */
-export async function findReferralCodes(db: Executor, brandId: string, codes: string[]): Promise<Map<string, ReferralCodeOwner>> {
-  const normalized = [...new Set(codes.map(normalizeCode))];
-  if (normalized.length === 0) return new Map();
-  // One text whatever the number of codes, so it is prepared once per connection.
-  const rows: CodeOwnerRow[] = await prepared(db, codeOwners(db).where({ 'c.brand_id': brandId }).whereRaw('c.code_normalized = ANY(?::text[])', [normalized]));
-  return new Map(rows.map((row) => [row.code_normalized, toCodeOwner(row)]));
+/** A code named in some brand: the key ReferralCodesOf answers under. */
+export function brandCodeKey(brandId: string, code: string): string {
+  return `${brandId}:${normalizeCode(code)}`;
+}
+
+/**
+ * Resolves the candidate codes of several orders, of any brands, in one query: their owners by
+ * brandCodeKey (unknown codes are absent).
+ */
+export async function findReferralCodes(db: Executor, named: Array<{ brandId: string; code: string }>): Promise<Map<string, ReferralCodeOwner>> {
+  const keys = new Map(named.map(({ brandId, code }) => [brandCodeKey(brandId, code), { brandId, code: normalizeCode(code) }]));
+  if (keys.size === 0) return new Map();
+  const pairs = [...keys.values()].map(({ brandId, code }) => ({ brand_id: brandId, code_normalized: code }));
+  const byKey = codeOwners(db).select('c.brand_id').whereRaw('c.brand_id = k.brand_id AND c.code_normalized = k.code_normalized').limit(1);
+  const rows: Array<CodeOwnerRow & { brand_id: string }> = (await prepared(db, lookUpByKeys(db, 'brand_id uuid, code_normalized text', pairs, byKey))).rows;
+  return new Map(rows.map((row) => [`${row.brand_id}:${row.code_normalized}`, toCodeOwner(row)]));
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { ReferralType } from '../conversions/referral-type';
+import { lookUpByKeys } from '../db/look-up-by-keys';
 import { prepared } from '../db/prepared-statement';
 import type { Executor } from '../db/transaction';
 import type { ClaimStatus } from './claim-status';
@@ -44,23 +45,47 @@ export async function findClaim(db: Executor, brandId: string, claimId: number, 
   return toClaim(await (forUpdate ? query.forUpdate() : query).first());
 }
 
-/** The newest claim still waiting for its order, for this customer, inside the attribution window. */
-export async function newestPendingClaim(
-  db: Executor,
-  brandId: string,
-  emailNormalized: string,
-  windowDays: number,
-  advocateId?: number,
-): Promise<ClaimRecord | null> {
-  const query = db('claims')
-    .select(CLAIM_COLUMNS)
-    .where({ brand_id: brandId, email_normalized: emailNormalized, status: 'pending' satisfies ClaimStatus })
-    .andWhere('created_at', '>=', db.raw(`now() - make_interval(days => ?)`, [windowDays]))
-    .orderBy('created_at', 'desc')
-    .first();
-  if (advocateId !== undefined) query.andWhere({ advocate_id: advocateId });
-  // Prepared: on the conversion hot path, planning this look-up costs more than running it.
-  return toClaim(await prepared(db, query));
+/** What a batch of orders asks of claims: the ones they name by id, and their customers' pending ones. */
+export interface ClaimsWanted {
+  named: Array<{ brandId: string; claimId: number }>;
+  /** A customer's pending claims inside the brand's attribution window. */
+  customers: Array<{ brandId: string; emailNormalized: string; windowDays: number }>;
+}
+
+export interface ClaimsOfOrders {
+  /** By `${brand_id}:${claim_id}`. */
+  named: Map<string, ClaimRecord>;
+  /** By `${brand_id}:${email_normalized}`, newest first (ties: the higher claim_id). */
+  pending: Map<string, ClaimRecord[]>;
+}
+
+/** The claims a batch of orders names and its customers' pending claims, in one query. */
+export async function findClaimsOfOrders(db: Executor, wanted: ClaimsWanted): Promise<ClaimsOfOrders> {
+  const found: ClaimsOfOrders = { named: new Map(), pending: new Map() };
+  const customers = [...new Map(wanted.customers.map((customer) => [`${customer.brandId}:${customer.emailNormalized}`, customer])).values()];
+  if (wanted.named.length === 0 && customers.length === 0) return found;
+  const named = db('claims').select(db.raw(`'named' AS wanted_as`), ...CLAIM_COLUMNS, 'brand_id').whereRaw('claims.brand_id = k.brand_id AND claims.claim_id = k.claim_id').limit(1);
+  // Every pending claim of the customer (OFFSET 0: knex leaves an offset of 0 out of a builder).
+  const pending = db.raw(
+    `SELECT 'pending' AS wanted_as, ${CLAIM_COLUMNS.join(', ')}, brand_id FROM claims
+     WHERE claims.brand_id = k.brand_id AND claims.email_normalized = k.email_normalized AND claims.status = 'pending'
+       AND claims.created_at >= now() - make_interval(days => k.window_days)
+     OFFSET 0`,
+  );
+  const { rows } = await prepared(db, db.raw('? UNION ALL ?', [
+    lookUpByKeys(db, 'brand_id uuid, claim_id bigint', wanted.named.map((claim) => ({ brand_id: claim.brandId, claim_id: claim.claimId })), named),
+    lookUpByKeys(db, 'brand_id uuid, email_normalized text, window_days integer', customers.map((c) => ({ brand_id: c.brandId, email_normalized: c.emailNormalized, window_days: c.windowDays })), pending),
+  ]));
+  for (const { wanted_as, brand_id, ...row } of rows as Array<ClaimRow & { wanted_as: 'named' | 'pending'; brand_id: string }>) {
+    const claim = toClaim(row);
+    if (wanted_as === 'named') found.named.set(`${brand_id}:${claim.claim_id}`, claim);
+    else {
+      const key = `${brand_id}:${claim.email_normalized}`;
+      found.pending.set(key, [...(found.pending.get(key) ?? []), claim]);
+    }
+  }
+  for (const claims of found.pending.values()) claims.sort((a, b) => b.created_at.getTime() - a.created_at.getTime() || b.claim_id - a.claim_id);
+  return found;
 }
 
 /**

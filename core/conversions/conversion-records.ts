@@ -3,6 +3,7 @@ import { normalizeEmail } from '../advocates/normalize';
 import type { Brand } from '../brands/brand';
 import { type ClaimRecord, markClaimsConvertedBy } from '../claims/claim-records';
 import { lockKey } from '../db/advisory-lock';
+import { lookUpByKeys } from '../db/look-up-by-keys';
 import { prepared } from '../db/prepared-statement';
 import { currencyExponent } from '../currency';
 import { canonicalIp } from '../fraud/client-ip';
@@ -33,11 +34,35 @@ export interface Attribution {
 /** A recorded conversion with its fraud review (null: not held). */
 export type ExistingConversion = ConversionRow & { review: ReviewSummary | null };
 
+/** An order's key among the existing conversions of a batch. */
+export function brandOrderKey(brandId: string, orderId: string): string {
+  return `${brandId}:${orderId}`;
+}
+
+/**
+ * The conversions already recorded for several orders (of any brands) by order_id, in one query,
+ * by brandOrderKey (one index look-up per order). No row lock: a repeat only reads (so it writes no WAL); completeIfPending
+ * upgrades atomically.
+ */
+export async function findExistingConversions(
+  trx: Knex.Transaction,
+  orders: Array<{ brandId: string; orderId: string }>,
+): Promise<Map<string, ExistingConversion>> {
+  if (orders.length === 0) return new Map();
+  const keys = [...new Map(orders.map(({ brandId, orderId }) => [brandOrderKey(brandId, orderId), { brand_id: brandId, order_id: orderId }])).values()];
+  const byKey = trx('conversions')
+    .select([...CONVERSION_VIEW_COLUMNS, 'brand_id', reviewColumn(trx)])
+    .whereRaw('conversions.brand_id = k.brand_id AND conversions.order_id = k.order_id')
+    .limit(1);
+  const { rows } = await prepared(trx, lookUpByKeys(trx, 'brand_id uuid, order_id text', keys, byKey));
+  return new Map((rows as Array<ExistingConversion & { brand_id: string }>).map(({ brand_id, ...row }) => [brandOrderKey(brand_id, row.order_id!), row]));
+}
+
 /** The conversion already recorded for this order: by order_id, else by content hash within 24 h. */
 export async function findExistingConversion(trx: Knex.Transaction, brandId: string, input: ConversionInput): Promise<ExistingConversion | undefined> {
   if (input.order_id !== null) {
-    // No row lock: a repeat only reads (so it writes no WAL); completeIfPending upgrades atomically.
-    return prepared(trx, trx('conversions').select([...CONVERSION_VIEW_COLUMNS, reviewColumn(trx)]).where({ brand_id: brandId, order_id: input.order_id }).first());
+    const found = await findExistingConversions(trx, [{ brandId, orderId: input.order_id }]);
+    return found.get(brandOrderKey(brandId, input.order_id));
   }
   if (!input.content_hash) return undefined;
   // No order_id: the same content inside 24 h is the same order. Serialise on the hash.

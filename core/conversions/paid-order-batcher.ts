@@ -1,14 +1,11 @@
 import type { Knex } from 'knex';
-import type { Brand } from '../brands/brand';
 import { type WriteBatcher, type WriteBatcherOptions, createWriteBatcher } from '../db/write-batcher';
-import { type PaidOrderInput, type PaidOrderResult, recordPaidOrder } from './record-paid-order';
+import { PaidOrderBatch } from './paid-order-batch';
+import { type PaidOrder, type PaidOrderResult, writePaidOrder } from './record-paid-order';
 
-export interface PaidOrder {
-  brand: Brand;
-  order: PaidOrderInput;
-}
+export type { PaidOrder } from './record-paid-order';
 
-export type PaidOrderBatchOptions = Omit<WriteBatcherOptions<PaidOrder, PaidOrderResult>, 'write' | 'keyOf'>;
+export type PaidOrderBatchOptions = Omit<WriteBatcherOptions<PaidOrder, PaidOrderResult, PaidOrderBatch>, 'write' | 'keyOf' | 'prepare'>;
 
 /** An order's identity: the unique key its row is written under (order id, else content hash). */
 function orderKey({ brand, order }: PaidOrder): string {
@@ -19,13 +16,14 @@ function orderKey({ brand, order }: PaidOrder): string {
 const batchers = new WeakMap<Knex, WriteBatcher<PaidOrder, PaidOrderResult>>();
 
 /**
- * recordPaidOrder with group commit: the one batcher of this database (created with `options` on
- * first use), so every request of the process shares its transactions.
+ * Paid orders with group commit: the one batcher of this database (created with `options` on
+ * first use), so every request of the process shares its transactions. Each batch's look-ups are
+ * made once for all its orders (PaidOrderBatch.read), then each order is written (writePaidOrder).
  */
 export function paidOrderBatcher(db: Knex, options: PaidOrderBatchOptions = {}): WriteBatcher<PaidOrder, PaidOrderResult> {
   let batcher = batchers.get(db);
   if (!batcher) {
-    batcher = createWriteBatcher(db, { ...options, keyOf: orderKey, write: (trx, { brand, order }) => recordPaidOrder(trx, brand, order) });
+    batcher = createWriteBatcher(db, { ...options, keyOf: orderKey, prepare: PaidOrderBatch.read, write: writePaidOrder });
     batchers.set(db, batcher);
   }
   return batcher;

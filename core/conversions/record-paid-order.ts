@@ -3,18 +3,19 @@ import { normalizeEmail } from '../advocates/normalize';
 import type { Brand } from '../brands/brand';
 import { assertBrandActive } from '../brands/brand-status';
 import { planAllows } from '../brands/plan-features';
-import { type ClaimRecord, newestPendingClaim } from '../claims/claim-records';
+import type { ClaimRecord } from '../claims/claim-records';
 import { claimForRedemption } from '../claims/redemption-claim';
 import type { ReviewSummary } from '../fraud/reviews';
 import { screenConversion } from '../fraud/screen-conversion';
-import { newRewardStatus } from '../rewards/reward-records';
+import { type NewRewardOptions, newRewardStatus } from '../rewards/reward-records';
 import { emitWebhookEvents } from '../webhooks/emit-event';
 import { conversionCreatedEvents } from '../webhooks/conversion-events';
 import { type OrderCodes, type Referrer, findReferrer } from './attribute-conversion';
 import type { ConversionInput } from './conversion-input';
 import { conversionMoney } from './conversion-money';
-import { type Attribution, completeIfPending, findExistingConversion, insertConversion } from './conversion-records';
+import { type Attribution, type ExistingConversion, completeIfPending, findExistingConversion, insertConversion } from './conversion-records';
 import { type ConversionView, toConversionView } from './conversion-view';
+import { PaidOrderBatch } from './paid-order-batch';
 
 export interface PaidOrderInput extends OrderCodes {
   conversion: ConversionInput;
@@ -40,41 +41,69 @@ export interface PaidOrderResult {
   claim_id: number | null;
 }
 
+/** A paid order with the brand it belongs to: one item of a batch. */
+export interface PaidOrder {
+  brand: Brand;
+  order: PaidOrderInput;
+}
+
+/** recordPaidOrder for one order alone (Shopify's inbox, Medusa, tests): a batch of one. */
+export async function recordPaidOrder(trx: Knex.Transaction, brand: Brand, order: PaidOrderInput): Promise<PaidOrderResult> {
+  const item = { brand, order };
+  return writePaidOrder(trx, item, await PaidOrderBatch.read(trx, [item]));
+}
+
 /**
  * The one way a paid order is recorded, whoever reports it (POST /track/conversion, Shopify,
- * Medusa): the brand must be active; a repeat of an order returns the stored conversion
- * (`duplicate`, even when both requests race: the unique key decides); otherwise its referrer is
- * resolved once, a redeemed referral discount code becomes a claim where the plan has claims, the
- * brand's fraud rules screen it (a flagged one is held for review: written, not credited), and the
- * conversion, its reward credit (or review) and its claim's status are written together.
+ * Medusa), as one item of a batch whose look-ups were made together (PaidOrderBatch): the brand
+ * must be active; a repeat of an order returns the stored conversion (`duplicate`, even when both
+ * requests race: the unique key decides); otherwise its referrer is resolved once, a redeemed
+ * referral discount code becomes a claim where the plan has claims, the brand's fraud rules screen
+ * it (a flagged one is held for review: written, not credited), and the conversion, its reward
+ * credit (or review) and its claim's status are written together.
  */
-export async function recordPaidOrder(trx: Knex.Transaction, brand: Brand, order: PaidOrderInput): Promise<PaidOrderResult> {
+export async function writePaidOrder(trx: Knex.Transaction, { brand, order }: PaidOrder, batch: PaidOrderBatch): Promise<PaidOrderResult> {
   assertBrandActive(brand);
   const input = order.conversion;
   const rewardOptions = { inReview: order.reward_in_review === true };
-  const existing = await findExistingConversion(trx, brand.brand_id, input);
-  if (existing) return duplicateOf(await completeIfPending(trx, brand, existing, input, rewardOptions), existing.review);
+  const existing = await batch.existingConversion(trx, brand.brand_id, input);
+  if (existing) return answerRepeat(trx, batch, brand, existing, input, rewardOptions);
   // Checked before anything is written: a bad amount or currency is the caller's 4xx (a repeat is answered as before).
   const money = conversionMoney(brand, input);
 
-  const referrer = await findReferrer(trx, brand, input, order);
+  const referrer = await findReferrer(trx, batch, brand, input, order);
   if (!referrer) return { result: { attributed: false }, claim_id: null };
-  const attribution = await attributionOf(trx, brand, order, referrer);
+  const attribution = await attributionOf(trx, batch, brand, order, referrer);
 
-  const reasons = await screenConversion(trx, brand, input, attribution.advocate_id);
+  const reasons = screenConversion(brand, input, await batch.signalsFor(trx, brand, input, attribution.advocate_id));
   const inserted = await insertConversion(trx, brand, input, attribution, money, rewardOptions, reasons);
   if (!inserted) {
     // Lost a race on (brand_id, order_id): the other request's row is committed now.
     const winner = await findExistingConversion(trx, brand.brand_id, input);
     if (!winner) throw new Error(`conversion for order ${input.order_id} vanished after a conflict`);
-    return duplicateOf(await completeIfPending(trx, brand, winner, input, rewardOptions), winner.review);
+    return answerRepeat(trx, batch, brand, winner, input, rewardOptions);
   }
   const review: ReviewSummary | null = inserted.review_id === null ? null : { review_id: Number(inserted.review_id), status: 'open', reasons };
   const conversion = toConversionView(inserted);
   // Webhooks (docs/webhooks.md): in the batch's transaction; a duplicate returned above emits nothing.
   const rewardStatus = newRewardStatus(brand, { inReview: rewardOptions.inReview || reasons.length > 0 });
   await emitWebhookEvents(trx, brand.brand_id, conversionCreatedEvents({ ...conversion, review }, rewardStatus));
+  batch.wrote(brand.brand_id, input, { ...inserted, review }, attribution.claim);
   return { result: { attributed: true, duplicate: false, conversion, review }, claim_id: attribution.claim?.claim_id ?? null };
+}
+
+/** A repeat (a pending one reported completed is upgraded), answered as the batch now holds it. */
+async function answerRepeat(
+  trx: Knex.Transaction,
+  batch: PaidOrderBatch,
+  brand: Brand,
+  existing: ExistingConversion,
+  input: ConversionInput,
+  rewardOptions: NewRewardOptions,
+): Promise<PaidOrderResult> {
+  const conversion = await completeIfPending(trx, brand, existing, input, rewardOptions);
+  batch.answeredRepeat(brand.brand_id, existing, conversion.status);
+  return duplicateOf(conversion, existing.review);
 }
 
 /** A repeat is answered as stored, with its review as it stands now; the rules are not run again. */
@@ -83,7 +112,7 @@ function duplicateOf(conversion: ConversionView, review: ReviewSummary | null): 
 }
 
 /** The claim a code-referred order links to: its redemption's claim when one is due, else the customer's pending claim. */
-async function attributionOf(trx: Knex.Transaction, brand: Brand, order: PaidOrderInput, referrer: Referrer): Promise<Attribution> {
+async function attributionOf(trx: Knex.Transaction, batch: PaidOrderBatch, brand: Brand, order: PaidOrderInput, referrer: Referrer): Promise<Attribution> {
   if ('claim' in referrer) {
     const { claim } = referrer;
     return { advocate_id: claim.advocate_id, advocate_email_normalized: null, referral_code: claim.referral_code, claim, via: referrer.via };
@@ -95,6 +124,6 @@ async function attributionOf(trx: Knex.Transaction, brand: Brand, order: PaidOrd
   const claimSource = referrer.redeemed && planAllows(brand.plan, 'claims') ? order.claim_source : null;
   const claim: ClaimRecord | null = claimSource
     ? await claimForRedemption(trx, brand, owner, { ...order.conversion, email }, claimSource)
-    : await newestPendingClaim(trx, brand.brand_id, normalizeEmail(email), brand.attribution_window_days, owner.advocate_id);
+    : batch.pendingClaim(brand.brand_id, normalizeEmail(email), owner.advocate_id);
   return { advocate_id: owner.advocate_id, advocate_email_normalized: owner.advocate_email_normalized, referral_code: owner.code, claim, via: referrer.via };
 }

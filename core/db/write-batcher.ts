@@ -10,9 +10,16 @@ export interface WriteBatcher<Item, Result> {
   submit(item: Item): Promise<Result>;
 }
 
-export interface WriteBatcherOptions<Item, Result> {
+export interface WriteBatcherOptions<Item, Result, Batch = undefined> {
+  /**
+   * Reads what the whole batch needs at once, in its transaction, before any item is written; runs
+   * again on every attempt (a retry starts from a fresh read). Its result goes to every `write`,
+   * which keeps it current as items are written. A throw here fails nobody by itself: the batch
+   * is retried with each item prepared alone, in its own savepoint.
+   */
+  prepare?: (trx: Knex.Transaction, items: Item[]) => Promise<Batch>;
   /** Writes one item inside the batch's transaction; a throw fails this item only. */
-  write: (trx: Knex.Transaction, item: Item) => Promise<Result>;
+  write: (trx: Knex.Transaction, item: Item, batch: Batch) => Promise<Result>;
   /**
    * Items are written in key order (same key: submission order), so two processes' batches take
    * row locks in one order and never deadlock each other on those keys.
@@ -68,7 +75,7 @@ function inKeyOrder<Item, Result>(batch: Waiting<Item, Result>[], keyOf?: (item:
   return keyed.map(({ waiting }) => waiting);
 }
 
-export function createWriteBatcher<Item, Result>(db: Knex, options: WriteBatcherOptions<Item, Result>): WriteBatcher<Item, Result> {
+export function createWriteBatcher<Item, Result, Batch = undefined>(db: Knex, options: WriteBatcherOptions<Item, Result, Batch>): WriteBatcher<Item, Result> {
   const maxBatch = Math.max(1, options.maxBatch ?? 64);
   const maxInFlight = isEmbedded(db) ? 1 : Math.max(1, options.maxInFlight ?? 4);
   const maxQueue = options.maxQueue ?? 10_000;
@@ -77,12 +84,21 @@ export function createWriteBatcher<Item, Result>(db: Knex, options: WriteBatcher
   let inFlight = 0;
   let scheduled = false;
 
+  const prepare = (trx: Knex.Transaction, batch: Waiting<Item, Result>[]): Promise<Batch> =>
+    options.prepare ? options.prepare(trx, batch.map(({ item }) => item)) : Promise.resolve(undefined as Batch);
+
   // Fast path: no savepoints; the first failure sends the batch to writeIsolated instead.
   async function writeTogether(trx: Knex.Transaction, batch: Waiting<Item, Result>[]): Promise<Outcome<Result>[]> {
     const outcomes: Outcome<Result>[] = [];
+    let prepared: Batch;
+    try {
+      prepared = await prepare(trx, batch);
+    } catch (error) {
+      throw batch.length === 1 || isTransient(error) ? error : new ItemFailed(error);
+    }
     for (const { item } of batch) {
       try {
-        outcomes.push({ ok: true, value: await options.write(trx, item) });
+        outcomes.push({ ok: true, value: await options.write(trx, item, prepared) });
       } catch (error) {
         // A deadlock is the batch's, not the item's: the whole batch is written again.
         throw batch.length === 1 || isTransient(error) ? error : new ItemFailed(error);
@@ -91,12 +107,24 @@ export function createWriteBatcher<Item, Result>(db: Knex, options: WriteBatcher
     return outcomes;
   }
 
+  // The batch's read in a savepoint; when it fails, each item is read alone, in its own savepoint.
+  async function prepareIsolated(trx: Knex.Transaction, batch: Waiting<Item, Result>[]): Promise<{ batch: Batch } | null> {
+    if (!options.prepare) return { batch: undefined as Batch };
+    try {
+      return { batch: await trx.transaction((savepoint) => prepare(savepoint, batch)) };
+    } catch {
+      return null;
+    }
+  }
+
   // Each item behind its own savepoint: a failed statement rolls back that item alone.
   async function writeIsolated(trx: Knex.Transaction, batch: Waiting<Item, Result>[]): Promise<Outcome<Result>[]> {
     const outcomes: Outcome<Result>[] = [];
-    for (const { item } of batch) {
+    const shared = await prepareIsolated(trx, batch);
+    for (const waiting of batch) {
+      const write = async (savepoint: Knex.Transaction) => options.write(savepoint, waiting.item, shared ? shared.batch : await prepare(savepoint, [waiting]));
       try {
-        outcomes.push({ ok: true, value: await trx.transaction((savepoint) => options.write(savepoint, item)) });
+        outcomes.push({ ok: true, value: await trx.transaction(write) });
       } catch (error) {
         outcomes.push({ ok: false, error });
       }

@@ -1,9 +1,7 @@
-import type { Knex } from 'knex';
 import type { Brand } from '../brands/brand';
 import type { ConversionInput } from '../conversions/conversion-input';
 import { canonicalIp } from './client-ip';
-import { type FraudReason, NO_SIGNALS, type ScreenedOrder, activeLimit, fraudReasons } from './fraud-rules';
-import { fraudSignals } from './fraud-signals';
+import { type FraudReason, type FraudSignals, type ScreenedOrder, activeLimit, fraudReasons } from './fraud-rules';
 
 /** What the rules read of a conversion's input. */
 export function screenedOrder(input: ConversionInput): ScreenedOrder {
@@ -11,15 +9,21 @@ export function screenedOrder(input: ConversionInput): ScreenedOrder {
 }
 
 /**
- * The brand's fraud rules on a new conversion of `advocateId`, before it is written (same
- * transaction): the reasons to hold it for review, none when it is clean. One query at most; none
- * when no rule needs the database. An advocate spending their own reward (type advocate) earns
- * nothing, so there is nothing to hold.
+ * Whether the brand's rules need the database's signals (core/fraud/fraud-signals.ts) for this
+ * order: not when no rule reads them, nor for an advocate spending their own reward (type
+ * advocate), which earns nothing, so there is nothing to hold.
  */
-export async function screenConversion(trx: Knex.Transaction, brand: Brand, input: ConversionInput, advocateId: number): Promise<FraudReason[]> {
-  if (input.type === 'advocate') return [];
-  const order = screenedOrder(input);
+export function needsSignals(brand: Brand, input: ConversionInput): boolean {
+  if (input.type === 'advocate') return false;
   const counts = brand.fraud_velocity && (activeLimit(brand.fraud_max_per_advocate_hour) !== null || activeLimit(brand.fraud_max_per_ip_day) !== null);
-  const signals = brand.fraud_self_referral || counts ? await fraudSignals(trx, brand.brand_id, brand, advocateId, order) : NO_SIGNALS;
-  return fraudReasons(brand, order, signals);
+  return brand.fraud_self_referral || counts;
+}
+
+/**
+ * The brand's fraud rules on a new conversion, before it is written: the reasons to hold it for
+ * review, none when it is clean. `signals`: what the database says (NO_SIGNALS when not needed).
+ */
+export function screenConversion(brand: Brand, input: ConversionInput, signals: FraudSignals): FraudReason[] {
+  if (input.type === 'advocate') return [];
+  return fraudReasons(brand, screenedOrder(input), signals);
 }
