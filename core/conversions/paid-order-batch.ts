@@ -3,6 +3,7 @@ import { type ReferralCodeOwner, brandCodeKey, findReferralCodes } from '../advo
 import { normalizeEmail } from '../advocates/normalize';
 import type { Brand } from '../brands/brand';
 import { type ClaimRecord, type ClaimsOfOrders, findClaimsOfOrders } from '../claims/claim-records';
+import { NotFound } from '../errors';
 import { canonicalIp } from '../fraud/client-ip';
 import { type FraudSignals, NO_SIGNALS } from '../fraud/fraud-rules';
 import { type SignalsRequest, fraudSignals } from '../fraud/fraud-signals';
@@ -83,9 +84,10 @@ export class PaidOrderBatch implements ReferralFacts {
       const referrer = referrerFromFacts(this, brand, order.conversion, order);
       if (referrer === null || referrer === ASK_VISITS) return null;
       return 'claim' in referrer ? referrer.claim.advocate_id : referrer.owner.advocate_id;
-    } catch {
+    } catch (error) {
       // An unknown code or claim: the order's own write answers it.
-      return null;
+      if (error instanceof NotFound) return null;
+      throw error;
     }
   }
 

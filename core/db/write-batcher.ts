@@ -14,8 +14,9 @@ export interface WriteBatcherOptions<Item, Result, Batch = undefined> {
   /**
    * Reads what the whole batch needs at once, in its transaction, before any item is written; runs
    * again on every attempt (a retry starts from a fresh read). Its result goes to every `write`,
-   * which keeps it current as items are written. A throw here fails nobody by itself: the batch
-   * is retried with each item prepared alone, in its own savepoint.
+   * which keeps it current as items are written. A throw here fails nobody of a batch of several:
+   * the batch is written again item by item, and if its read fails again, each item is prepared
+   * alone in its own savepoint.
    */
   prepare?: (trx: Knex.Transaction, items: Item[]) => Promise<Batch>;
   /** Writes one item inside the batch's transaction; a throw fails this item only. */
