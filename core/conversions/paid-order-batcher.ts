@@ -1,5 +1,5 @@
-import type { Knex } from 'knex';
-import { type WriteBatcher, type WriteBatcherOptions, createWriteBatcher } from '../db/write-batcher';
+import { batcherPerDatabase } from '../db/batcher-per-database';
+import { type WriteBatcherOptions, createWriteBatcher } from '../db/write-batcher';
 import { PaidOrderBatch } from './paid-order-batch';
 import { type PaidOrder, type PaidOrderResult, writePaidOrder } from './record-paid-order';
 
@@ -13,18 +13,11 @@ function orderKey({ brand, order }: PaidOrder): string {
   return `${brand.brand_id}:${order_id !== null ? `o:${order_id}` : `h:${content_hash ?? ''}`}`;
 }
 
-const batchers = new WeakMap<Knex, WriteBatcher<PaidOrder, PaidOrderResult>>();
-
 /**
  * Paid orders with group commit: the one batcher of this database (created with `options` on
  * first use), so every request of the process shares its transactions. Each batch's look-ups are
  * made once for all its orders (PaidOrderBatch.read), then each order is written (writePaidOrder).
  */
-export function paidOrderBatcher(db: Knex, options: PaidOrderBatchOptions = {}): WriteBatcher<PaidOrder, PaidOrderResult> {
-  let batcher = batchers.get(db);
-  if (!batcher) {
-    batcher = createWriteBatcher(db, { ...options, keyOf: orderKey, prepare: PaidOrderBatch.read, write: writePaidOrder });
-    batchers.set(db, batcher);
-  }
-  return batcher;
-}
+export const paidOrderBatcher = batcherPerDatabase((db, options: PaidOrderBatchOptions = {}) =>
+  createWriteBatcher(db, { ...options, keyOf: orderKey, prepare: PaidOrderBatch.read, write: writePaidOrder }),
+);

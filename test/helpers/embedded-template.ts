@@ -36,13 +36,8 @@ const FAILED = 'template.failed';
  */
 export async function createEmbeddedTemplate(): Promise<void> {
   const building = path.join(runDir(), `${TEMPLATE}.building`);
-  try {
-    await createMigratedDataDir(building);
-    fs.renameSync(building, path.join(runDir(), TEMPLATE));
-  } catch (error) {
-    fs.writeFileSync(path.join(runDir(), FAILED), String((error as Error).stack ?? error));
-    throw error;
-  }
+  await createMigratedDataDir(building);
+  fs.renameSync(building, path.join(runDir(), TEMPLATE));
 }
 
 /** globalSetup: createEmbeddedTemplate in a process of its own; a failure is written for the tests waiting on the template. */
@@ -50,7 +45,7 @@ export async function makeEmbeddedTemplate(): Promise<void> {
   try {
     await runChildScript(path.join(__dirname, 'make-embedded-template.ts'));
   } catch (error) {
-    if (!fs.existsSync(path.join(runDir(), FAILED))) fs.writeFileSync(path.join(runDir(), FAILED), (error as Error).message);
+    fs.writeFileSync(path.join(runDir(), FAILED), (error as Error).message); // the child's output, stack included
     throw error;
   }
 }
