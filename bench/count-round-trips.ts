@@ -2,7 +2,6 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import pino from 'pino';
-import { paidOrderBatcher } from '../core/conversions/paid-order-batcher';
 import { createDatabase } from '../core/db/create-database';
 import { createApp } from '../server/app';
 import { loadConfig } from '../server/config';
@@ -34,9 +33,8 @@ async function main(): Promise<void> {
   } as typeof pg.Client.prototype.query;
 
   const env = { ...process.env, KEY_ENCRYPTION_SECRET: BENCH_KEY_SECRET, RATE_LIMIT_CONVERSION: '1000000', RATE_LIMIT_REFUND: '1000000', RATE_LIMIT_ELIGIBILITY: '1000000' };
-  const config = { ...loadConfig(env), databaseUrl: url.toString() };
-  // The route uses the database's one batcher: made here first, waiting long enough that the orders sent together share a batch.
-  paidOrderBatcher(db, { maxWaitMs: 50 });
+  // Waiting long enough that the orders sent together share a batch.
+  const config = { ...loadConfig(env), databaseUrl: url.toString(), writeBatch: { maxWaitMs: 50 } };
   const app = createApp({ db, config, logger: pino({ level: 'silent' }) });
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

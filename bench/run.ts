@@ -10,7 +10,7 @@ import { type BenchReport, type Target, renderJson, renderTable } from './report
 import { eligibilityCheck, mixedRequests, newClaim, newConversion, partialRefund, referredVisit, replayConversion } from './request-bodies';
 import type { ServerProcess } from './server-process';
 import { routeExists } from './route-probe';
-import { inboxOutcomes, shopifyOrdersPaid, waitForInbox } from './shopify-orders-paid';
+import { type BurstResult, recordBurst, shopifyOrdersPaid } from './shopify-orders-paid';
 
 // `npm run bench`: the whole run stays under 5 minutes on a laptop; BENCH_SECONDS trades time for noise.
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -112,17 +112,11 @@ async function main(): Promise<void> {
 
     // Last against the server: its inbox worker keeps recording orders after the run.
     const shopify = await shopifyOrdersPaid(server.url, db, tenant);
-    let burst: { acknowledged: ScenarioResult; recordedSeconds: number } | undefined;
+    let burst: BurstResult | undefined;
     if (shopify.ready) {
-      const burstStarted = Date.now();
-      const acknowledged = await measure({
-        ...scenario(`shopify orders/paid burst of ${SHOPIFY_BURST}, ack`, shopify.path, 16, shopify.expectedStatus, shopify.nextRequest, SECONDS, {}),
-        amount: SHOPIFY_BURST,
-      });
-      // The acknowledgement is what Shopify waits for; the inbox worker records the orders after it.
-      await waitForInbox(db, tenant.brandId, INBOX_WAIT_SECONDS * 1000);
-      burst = { acknowledged, recordedSeconds: (Date.now() - burstStarted) / 1000 };
-      const outcomes = await inboxOutcomes(db, tenant.brandId);
+      const planned = { ...scenario(`shopify orders/paid burst of ${SHOPIFY_BURST}, ack`, shopify.path, 16, shopify.expectedStatus, shopify.nextRequest, SECONDS, {}), amount: SHOPIFY_BURST };
+      burst = await recordBurst(measure, planned, db, tenant.brandId, INBOX_WAIT_SECONDS * 1000);
+      const { acknowledged, outcomes } = burst;
       notes.push(
         `shopify: a burst of ${acknowledged.requests} deliveries, acknowledged in ${acknowledged.seconds.toFixed(1)} s, was fully processed ${burst.recordedSeconds.toFixed(1)} s after its first request; the inbox held ${JSON.stringify(outcomes)}`,
       );

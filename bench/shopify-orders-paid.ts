@@ -5,7 +5,7 @@ import { webhookSignature } from '../connectors/shopify/verify-webhook';
 import type { Database } from '../core/db/create-database';
 import { inTransaction } from '../core/db/transaction';
 import { BENCH_KEY_SECRET, type BenchTenant } from './bench-database';
-import type { ScenarioRequest } from './load-scenario';
+import type { Scenario, ScenarioRequest, ScenarioResult } from './load-scenario';
 import { routeExists } from './route-probe';
 
 export type ShopifyScenario =
@@ -89,4 +89,20 @@ export async function inboxOutcomes(db: Database, brandId: string): Promise<Reco
     .where({ brand_id: brandId })
     .groupBy('status', 'outcome');
   return Object.fromEntries(rows.map((row) => [`${row.status}${row.outcome ? `: ${row.outcome}` : ''}`, Number(row.total)]));
+}
+
+export interface BurstResult {
+  acknowledged: ScenarioResult;
+  /** From the first request until the inbox held nothing pending. */
+  recordedSeconds: number;
+  outcomes: Record<string, number>;
+}
+
+/** Sends the burst (`planned`, through `run`), then waits until the inbox worker has recorded all of it. */
+export async function recordBurst(run: (planned: Scenario) => Promise<ScenarioResult>, planned: Scenario, db: Database, brandId: string, timeoutMs: number): Promise<BurstResult> {
+  const started = Date.now();
+  const acknowledged = await run(planned);
+  // The acknowledgement is what Shopify waits for; the inbox worker records the orders after it.
+  await waitForInbox(db, brandId, timeoutMs);
+  return { acknowledged, recordedSeconds: (Date.now() - started) / 1000, outcomes: await inboxOutcomes(db, brandId) };
 }

@@ -128,6 +128,13 @@ export async function findBrand(db: Executor, brandId: string): Promise<Brand | 
   return row ? toBrand(row) : null;
 }
 
+/** Several brands by id in one statement (a batch of webhook deliveries); absent ids are not in the map. */
+export async function findBrands(db: Executor, brandIds: string[]): Promise<Map<string, Brand>> {
+  const unique = [...new Set(brandIds)];
+  const rows: BrandRow[] = unique.length === 0 ? [] : await db('brands').whereIn('brand_id', unique);
+  return new Map(rows.map((row) => [row.brand_id, toBrand(row)]));
+}
+
 export async function getBrand(db: Executor, brandId: string): Promise<Brand> {
   const brand = await findBrand(db, brandId);
   if (!brand) throw new NotFound(`brand ${brandId} not found`);

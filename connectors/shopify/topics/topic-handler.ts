@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Brand } from '../../../core/brands/brand';
+import type { PaidOrderBatch } from '../../../core/conversions/paid-order-batch';
 import type { Delivery } from '../inbox';
 
 /** What processing a delivery did, kept on its inbox row (`outcome`, `result`). */
@@ -8,8 +9,19 @@ export interface HandlerOutcome {
   result?: Record<string, unknown>;
 }
 
-/** One webhook topic's processing: runs inside the delivery's transaction, through core use cases. */
-export type TopicHandler = (trx: Knex.Transaction, brand: Brand, delivery: Delivery, body: unknown) => Promise<HandlerOutcome>;
+/**
+ * What a run of deliveries read together before any of them was processed: the look-ups of its
+ * orders/paid deliveries (one PaidOrderBatch, kept current as each order is written).
+ */
+export interface DeliveryRunFacts {
+  paidOrders: PaidOrderBatch;
+}
+
+/**
+ * One webhook topic's processing: runs inside the delivery's transaction, through core use cases;
+ * `facts`, when given, are the run's shared look-ups (connectors/shopify/delivery-runs.ts).
+ */
+export type TopicHandler = (trx: Knex.Transaction, brand: Brand, delivery: Delivery, body: unknown, facts?: DeliveryRunFacts) => Promise<HandlerOutcome>;
 
 /**
  * The delivery cannot be processed yet but may be later (a refund whose order has not arrived:
