@@ -5,6 +5,7 @@ import type { Brand } from '../core/brands/brand';
 import type { Config } from './config';
 import type { DashboardViewer } from './dashboard/dashboard-session';
 import type { ConnectorParts } from './http/connector';
+import type { IngestBatchers } from './write-batch-settings';
 
 export interface AppDeps {
   db: Knex;
@@ -27,6 +28,8 @@ export interface AppState {
 
 export interface AppContext {
   deps: AppDeps;
+  /** Group commit for conversions, refunds and claims (server/write-batch-settings.ts). */
+  batchers: IngestBatchers;
 }
 
 export type Ctx = Koa.ParameterizedContext<AppState, AppContext>;

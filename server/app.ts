@@ -9,6 +9,7 @@ import { requestLog } from './middleware/request-log';
 import { requireHttps } from './middleware/require-https';
 import { openApiDocument } from './openapi';
 import { healthz, readyz } from './routes/health';
+import { createIngestBatchers, writeBatchSettings } from './write-batch-settings';
 
 export type App = Koa<AppState, AppContext>;
 
@@ -18,6 +19,7 @@ export function createApp(deps: AppDeps): App {
   // maxIpsCount 1: the client is the address our proxy appended to X-Forwarded-For, never an entry the client sent.
   const app = new Koa<AppState, AppContext>({ proxy: deps.config.trustProxy, maxIpsCount: 1 });
   app.context.deps = deps;
+  app.context.batchers = createIngestBatchers(deps.db, { ...writeBatchSettings, ...deps.config.writeBatch });
   app.silent = true; // errors are logged by errorEnvelope, once
 
   const probes = new Router<AppState, AppContext>();

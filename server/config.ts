@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { type WebhookSettings, loadWebhookSettings } from './webhooks/webhook-settings';
+import type { WriteBatchSettings } from './write-batch-settings';
 
 /** Requests allowed per client IP in each endpoint's window (the spec's limits are the defaults). */
 export interface RateLimits {
@@ -37,6 +38,8 @@ export interface Config {
   webhooks?: WebhookSettings;
   /** Where merchants open the dashboard (PUBLIC_URL, default http://localhost:PORT): the base of sign-in links. */
   publicUrl?: string;
+  /** Group commit of the ingest routes (CONVERSION_BATCH_* variables, server/write-batch-settings.ts); absent fields: from the environment. */
+  writeBatch?: Partial<WriteBatchSettings>;
 }
 
 /** How often a process shares its rate-limit counts when RATE_LIMIT_SYNC_MS is not set. */

@@ -1,4 +1,8 @@
+import type { Knex } from 'knex';
 import { z } from 'zod';
+import { createClaimBatcher } from '../core/claims/claim-batcher';
+import { createPaidOrderBatcher } from '../core/conversions/paid-order-batcher';
+import { createRefundBatcher } from '../core/refunds/refund-batcher';
 
 /**
  * Group commit for the ingest routes (conversions, refunds, claims): how many requests share a
@@ -14,9 +18,22 @@ const settings = z
   })
   .parse(process.env);
 
-export const writeBatchOptions = {
+export interface WriteBatchSettings {
+  maxBatch: number;
+  maxInFlight: number;
+  maxWaitMs: number;
+}
+
+export const writeBatchSettings: WriteBatchSettings = {
   maxBatch: settings.CONVERSION_BATCH_MAX,
   // Unbatched, every request may hold a pooled connection as before.
   maxInFlight: settings.CONVERSION_BATCH_IN_FLIGHT ?? (settings.CONVERSION_BATCH_MAX === 1 ? 10 : 4),
   maxWaitMs: settings.CONVERSION_BATCH_WAIT_MS,
 };
+
+/** The app's batchers, one per use case: every request of the app shares their transactions. */
+export function createIngestBatchers(db: Knex, options: WriteBatchSettings) {
+  return { paidOrders: createPaidOrderBatcher(db, options), refunds: createRefundBatcher(db, options), claims: createClaimBatcher(db, options) };
+}
+
+export type IngestBatchers = ReturnType<typeof createIngestBatchers>;

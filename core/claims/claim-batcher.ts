@@ -1,7 +1,7 @@
+import type { Knex } from 'knex';
 import { normalizeEmail } from '../advocates/normalize';
 import type { Brand } from '../brands/brand';
-import { batcherPerDatabase } from '../db/batcher-per-database';
-import { type WriteBatcherOptions, createWriteBatcher } from '../db/write-batcher';
+import { type WriteBatcher, type WriteBatcherOptions, createWriteBatcher } from '../db/write-batcher';
 import type { ClaimInput } from './claim-input';
 import { type ClaimView, createClaim } from './create-claim';
 
@@ -18,6 +18,6 @@ function claimKey({ brand, claim }: BrandClaim): string {
 }
 
 /** createClaim with group commit (core/db/write-batcher.ts): claims arriving together share one transaction. */
-export const claimBatcher = batcherPerDatabase((db, options: ClaimBatchOptions = {}) =>
-  createWriteBatcher<BrandClaim, ClaimView>(db, { ...options, keyOf: claimKey, write: (trx, { brand, claim }) => createClaim(trx, brand, claim) }),
-);
+export function createClaimBatcher(db: Knex, options: ClaimBatchOptions = {}): WriteBatcher<BrandClaim, ClaimView> {
+  return createWriteBatcher<BrandClaim, ClaimView>(db, { ...options, keyOf: claimKey, write: (trx, { brand, claim }) => createClaim(trx, brand, claim) });
+}

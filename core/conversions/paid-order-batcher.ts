@@ -1,5 +1,5 @@
-import { batcherPerDatabase } from '../db/batcher-per-database';
-import { type WriteBatcherOptions, createWriteBatcher } from '../db/write-batcher';
+import type { Knex } from 'knex';
+import { type WriteBatcher, type WriteBatcherOptions, createWriteBatcher } from '../db/write-batcher';
 import { PaidOrderBatch } from './paid-order-batch';
 import { type PaidOrder, type PaidOrderResult, writePaidOrder } from './record-paid-order';
 
@@ -14,10 +14,10 @@ function orderKey({ brand, order }: PaidOrder): string {
 }
 
 /**
- * Paid orders with group commit: the one batcher of this database (created with `options` on
- * first use), so every request of the process shares its transactions. Each batch's look-ups are
- * made once for all its orders (PaidOrderBatch.read), then each order is written (writePaidOrder).
+ * Paid orders with group commit: the app makes one, so every request of the process shares its
+ * transactions. Each batch's look-ups are made once for all its orders (PaidOrderBatch.read), then
+ * each order is written (writePaidOrder).
  */
-export const paidOrderBatcher = batcherPerDatabase((db, options: PaidOrderBatchOptions = {}) =>
-  createWriteBatcher(db, { ...options, keyOf: orderKey, prepare: PaidOrderBatch.read, write: writePaidOrder }),
-);
+export function createPaidOrderBatcher(db: Knex, options: PaidOrderBatchOptions = {}): WriteBatcher<PaidOrder, PaidOrderResult> {
+  return createWriteBatcher(db, { ...options, keyOf: orderKey, prepare: PaidOrderBatch.read, write: writePaidOrder });
+}

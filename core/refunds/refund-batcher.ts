@@ -1,6 +1,6 @@
+import type { Knex } from 'knex';
 import type { Brand } from '../brands/brand';
-import { batcherPerDatabase } from '../db/batcher-per-database';
-import { type WriteBatcherOptions, createWriteBatcher } from '../db/write-batcher';
+import { type WriteBatcher, type WriteBatcherOptions, createWriteBatcher } from '../db/write-batcher';
 import { recordRefund } from './record-refund';
 import type { RefundInput, RefundResult } from './refund-input';
 
@@ -18,6 +18,6 @@ function refundKey({ brand, refund }: BrandRefund): string {
 }
 
 /** recordRefund with group commit (core/db/write-batcher.ts): refunds arriving together share one transaction. */
-export const refundBatcher = batcherPerDatabase((db, options: RefundBatchOptions = {}) =>
-  createWriteBatcher<BrandRefund, RefundResult>(db, { ...options, keyOf: refundKey, write: (trx, { brand, refund }) => recordRefund(trx, brand, refund) }),
-);
+export function createRefundBatcher(db: Knex, options: RefundBatchOptions = {}): WriteBatcher<BrandRefund, RefundResult> {
+  return createWriteBatcher<BrandRefund, RefundResult>(db, { ...options, keyOf: refundKey, write: (trx, { brand, refund }) => recordRefund(trx, brand, refund) });
+}

@@ -1,14 +1,12 @@
-import { paidOrderBatcher } from '../../core/conversions/paid-order-batcher';
 import type { Ctx } from '../app-context';
 import { parseJsonObject } from '../middleware/json-body';
 import { parseConversionRequest } from '../schemas/conversion-request';
-import { writeBatchOptions } from '../write-batch-settings';
 
 /** POST /api/v1/track/conversion: 201 new, 200 duplicate, 200 `attributed: false` when no referral. */
 export async function trackConversion(ctx: Ctx): Promise<void> {
   const input = parseConversionRequest(parseJsonObject(ctx.state.rawBody));
   const brand = ctx.state.brand!;
-  const { result } = await paidOrderBatcher(ctx.app.context.deps.db, writeBatchOptions).submit({ brand, order: { conversion: input } });
+  const { result } = await ctx.app.context.batchers.paidOrders.submit({ brand, order: { conversion: input } });
   if (!result.attributed) {
     ctx.status = 200;
     ctx.body = { success: true, data: { attributed: false } };

@@ -2,7 +2,6 @@ import { revokeApiKey } from '../../core/brands/api-keys';
 import { updateBrand } from '../../core/brands/brand';
 import { givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { type TestApp, startTestApp } from '../helpers/test-app';
-import { closeTestDatabase } from '../helpers/test-database';
 
 let cached: TestApp;
 let shortLived: TestApp;
@@ -10,7 +9,6 @@ beforeAll(async () => {
   cached = await startTestApp({ apiKeyCacheSeconds: 60 });
   shortLived = await startTestApp({ apiKeyCacheSeconds: 1 }, cached.db);
 });
-afterAll(closeTestDatabase);
 
 // No referral in it: an authenticated request answers 200 `attributed: false`.
 const conversion = () => ({ email: 'a@example.com', order_id: uniqueOrderId(), order_value: 10 });

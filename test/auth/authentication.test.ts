@@ -1,13 +1,11 @@
 import { revokeApiKey } from '../../core/brands/api-keys';
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { type TestApp, startTestApp } from '../helpers/test-app';
-import { closeTestDatabase } from '../helpers/test-database';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
 });
-afterAll(closeTestDatabase);
 
 const conversion = () => ({ email: 'a@example.com', order_id: uniqueOrderId(), order_value: 10 });
 

@@ -1,13 +1,11 @@
 import { givenAdvocate, givenBrand } from '../helpers/fixtures';
 import { signedHeaders } from '../helpers/signed-convert';
 import { type TestApp, startTestApp } from '../helpers/test-app';
-import { closeTestDatabase } from '../helpers/test-database';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
 });
-afterAll(closeTestDatabase);
 
 type Brand = Awaited<ReturnType<typeof givenBrand>>;
 

@@ -4,12 +4,10 @@ import { promisify } from 'node:util';
 import { runCli } from '../../server/cli/run-cli';
 import { scratchDir } from '../helpers/scratch-space';
 import { testConfig } from '../helpers/test-app';
-import { closeTestDatabase, testDatabase } from '../helpers/test-database';
+import { testDatabase } from '../helpers/test-database';
 import { BIN } from '../operations/processes';
 
 const run = promisify(execFile);
-
-afterAll(closeTestDatabase);
 
 async function cli(...argv: string[]) {
   const db = await testDatabase();

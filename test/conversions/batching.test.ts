@@ -2,14 +2,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
 import pino from 'pino';
-import { paidOrderBatcher } from '../../core/conversions/paid-order-batcher';
 import { createDatabase } from '../../core/db/create-database';
 import { BatchQueueFull, createWriteBatcher } from '../../core/db/write-batcher';
 import { createApp } from '../../server/app';
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { realPostgres } from '../helpers/real-postgres';
 import { testConfig } from '../helpers/test-app';
-import { closeTestDatabase, testDatabase } from '../helpers/test-database';
+import { testDatabase } from '../helpers/test-database';
 
 
 interface Served {
@@ -18,10 +17,8 @@ interface Served {
 }
 
 async function serve(db: Knex): Promise<Served> {
-  // The route uses the database's one batcher: made here first, with a window wide enough that
-  // requests sent together on a busy machine surely share a batch.
-  paidOrderBatcher(db, { maxWaitMs: 100 });
-  const app = createApp({ db, config: testConfig(), logger: pino({ level: 'silent' }) });
+  // A window wide enough that requests sent together on a busy machine surely share a batch.
+  const app = createApp({ db, config: testConfig({ writeBatch: { maxWaitMs: 100 } }), logger: pino({ level: 'silent' }) });
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/track/conversion`;
@@ -35,8 +32,6 @@ async function serve(db: Knex): Promise<Served> {
 }
 
 const order = (code: string, orderId: string, email = `${orderId}@example.com`) => ({ email, order_id: orderId, order_value: 50, referral_code: code });
-
-afterAll(closeTestDatabase);
 
 describe('POST /api/v1/track/conversion, requests written together in one transaction', () => {
   it('answers a duplicate, a bad item and good items of one batch each on their own, and stores only the good', async () => {

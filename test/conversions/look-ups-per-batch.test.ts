@@ -1,7 +1,5 @@
-import { paidOrderBatcher } from '../../core/conversions/paid-order-batcher';
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { type TestApp, startTestApp } from '../helpers/test-app';
-import { closeTestDatabase } from '../helpers/test-database';
 
 // Orders of one batch read their facts together (core/conversions/paid-order-batch.ts); these
 // tests send orders at once so they share a batch, where an earlier order changes what a later
@@ -9,12 +7,9 @@ import { closeTestDatabase } from '../helpers/test-database';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp();
-  // The route uses the database's one batcher: made here first, with a window wide enough that
-  // requests sent together on a busy machine surely share a batch.
-  paidOrderBatcher(t.db, { maxWaitMs: 200 });
+  // A window wide enough that requests sent together on a busy machine surely share a batch.
+  t = await startTestApp({ writeBatch: { maxWaitMs: 200 } });
 });
-afterAll(closeTestDatabase);
 
 type Headers = Record<string, string>;
 type Answer = { status: number; body: { success: boolean; error?: string; data: Record<string, unknown> & { review: null | { status: string; reasons: unknown[] } } } };

@@ -1,13 +1,11 @@
 import { rewardBalance } from '../../core/ledger/reward-ledger';
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { type TestApp, startTestApp } from '../helpers/test-app';
-import { closeTestDatabase } from '../helpers/test-database';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
 });
-afterAll(closeTestDatabase);
 
 describe('POST /api/v1/track/conversion, a pending order completed by concurrent repeats', () => {
   it('answers every repeat with the completed conversion and credits the reward once', async () => {

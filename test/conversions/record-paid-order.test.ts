@@ -2,9 +2,7 @@ import { getBrand } from '../../core/brands/brand';
 import { recordPaidOrder } from '../../core/conversions/record-paid-order';
 import { conversionInputSchema } from '../../core/conversions/conversion-input';
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
-import { closeTestDatabase, testDatabase } from '../helpers/test-database';
-
-afterAll(closeTestDatabase);
+import { testDatabase } from '../helpers/test-database';
 
 async function paidOrder(plan: 'premier' | 'growth', codes: (code: string) => string[]) {
   const db = await testDatabase();

@@ -1,13 +1,11 @@
 import { rewardBalance } from '../../core/ledger/reward-ledger';
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { type TestApp, startTestApp } from '../helpers/test-app';
-import { closeTestDatabase } from '../helpers/test-database';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
 });
-afterAll(closeTestDatabase);
 
 async function setup(reward: { reward_type: 'fixed' | 'percentage'; reward_value: number } = { reward_type: 'percentage', reward_value: 10 }) {
   const brand = await givenBrand(t.db, { reward_hold_days: 0, ...reward });

@@ -1,8 +1,6 @@
 import type { Knex } from 'knex';
 import { createWriteBatcher } from '../../core/db/write-batcher';
-import { closeTestDatabase, testDatabase } from '../helpers/test-database';
-
-afterAll(closeTestDatabase);
+import { testDatabase } from '../helpers/test-database';
 
 describe('the write batcher’s per-batch prepare step', () => {
   let db: Knex;

@@ -3,13 +3,11 @@ import { updateBrand } from '../../core/brands/brand';
 import { givenAdvocate, givenBrand } from '../helpers/fixtures';
 import { nowSeconds, signedHeaders } from '../helpers/signed-convert';
 import { TEST_SECRET, type TestApp, startTestApp } from '../helpers/test-app';
-import { closeTestDatabase } from '../helpers/test-database';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
 });
-afterAll(closeTestDatabase);
 
 let counter = 0;
 async function setup() {

@@ -9,13 +9,11 @@ import { REVIEW_STATUSES } from '../../core/fraud/reviews';
 import { LEDGER_ENTRY_KINDS } from '../../core/ledger/entry-kind';
 import { givenAdvocate, givenBrand } from '../helpers/fixtures';
 import { type TestApp, startTestApp } from '../helpers/test-app';
-import { closeTestDatabase } from '../helpers/test-database';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
 });
-afterAll(closeTestDatabase);
 
 /** The values a `column IN (...)` CHECK constraint allows, read from the catalog. */
 async function allowedBy(constraint: string): Promise<string[]> {

@@ -1,8 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { runCli } from '../../server/cli/run-cli';
 import { testConfig } from '../helpers/test-app';
-import { closeTestDatabase, testDatabase } from '../helpers/test-database';
-
-afterAll(closeTestDatabase);
+import { testDatabase } from '../helpers/test-database';
 
 async function cli(...argv: string[]) {
   const db = await testDatabase();
@@ -27,10 +26,11 @@ describe('referrals brand create --currency', () => {
 
   it('refuses a code that is not ISO 4217 with a usage error naming --currency, creating nothing', async () => {
     const db = await testDatabase();
-    const before = await db('brands').count({ count: '*' }).first();
-    const refused = await cli('brand', 'create', '--name', 'Nowhere', '--plan', 'growth', '--currency', 'ZZZ', '--json');
+    // A name no other test uses: other files create brands in the same database meanwhile.
+    const name = `Nowhere ${randomUUID()}`;
+    const refused = await cli('brand', 'create', '--name', name, '--plan', 'growth', '--currency', 'ZZZ', '--json');
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('--currency must be an ISO 4217 code such as USD, EUR or JPY (got "ZZZ")');
-    expect(await db('brands').count({ count: '*' }).first()).toEqual(before);
+    expect(await db('brands').where({ name })).toEqual([]);
   });
 });

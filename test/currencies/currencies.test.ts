@@ -2,13 +2,11 @@ import { rewardBalance } from '../../core/ledger/reward-ledger';
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { signedHeaders } from '../helpers/signed-convert';
 import { type TestApp, startTestApp } from '../helpers/test-app';
-import { closeTestDatabase } from '../helpers/test-database';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
 });
-afterAll(closeTestDatabase);
 
 type Headers = Record<string, string>;
 const conversion = (headers: Headers, body: object) => t.http.post('/api/v1/track/conversion').set(headers).send(body);

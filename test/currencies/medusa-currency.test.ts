@@ -2,10 +2,7 @@ import { rewardBalance } from '../../core/ledger/reward-ledger';
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { hexHmacSha256 } from '../helpers/signed-convert';
 import { startTestApp } from '../helpers/test-app';
-import { closeTestDatabase } from '../helpers/test-database';
 import { type OrderState, snapshotBody } from '../medusa/order-graphs';
-
-afterAll(closeTestDatabase);
 
 /** A Medusa store selling in EUR (the snapshots' currency_code), reporting to a brand in `currency` that credits at once. */
 async function givenStoreReportingTo(currency: string, discount = 7) {

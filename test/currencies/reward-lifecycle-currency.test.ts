@@ -5,7 +5,6 @@ import { markPaid, payoutCandidates } from '../../core/payouts/payouts';
 import { approveDueRewards } from '../../core/rewards/reward-transitions';
 import { type TestBrand, givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { type TestApp, startTestApp } from '../helpers/test-app';
-import { closeTestDatabase } from '../helpers/test-database';
 
 // The reward lifecycle (hold, approval, refunds during the hold, payouts) in currencies whose
 // minor unit is not the cent: every amount stays whole at the brand's exponent.
@@ -13,7 +12,6 @@ let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
 });
-afterAll(closeTestDatabase);
 
 async function heldReward(brand: TestBrand, code: string, orderValue: number) {
   const orderId = uniqueOrderId();

@@ -8,7 +8,6 @@ import { configureConnectors } from '../../server/connectors';
 import { givenAdvocate, givenBrand } from '../helpers/fixtures';
 import { shopifySessionToken } from '../helpers/shopify-session-token';
 import { type TestApp, startTestApp } from '../helpers/test-app';
-import { closeTestDatabase } from '../helpers/test-database';
 import { signInLink } from './dashboard-helpers';
 import { cell, describeInBrowser, launchBrowser, shot, signIn as signInAs } from './dashboard-browser-kit';
 
@@ -81,7 +80,6 @@ describeInBrowser('the dashboard in a real browser (Chromium)', () => {
   afterAll(async () => {
     await browser?.close();
     await new Promise((resolve) => server?.close(resolve));
-    await closeTestDatabase();
   });
 
   it('signs in through the one-time link and shows the totals the API recorded, with a chart', async () => {

@@ -6,7 +6,6 @@ import type { Browser, Page } from 'playwright-core';
 import { approveDueRewards } from '../../core/rewards/reward-transitions';
 import { type TestBrand, givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { type TestApp, startTestApp } from '../helpers/test-app';
-import { closeTestDatabase } from '../helpers/test-database';
 import { cell, describeInBrowser, launchBrowser, shot, signIn as signInAs } from './dashboard-browser-kit';
 
 // The reports in the brand's currency, in a real browser (Debian's Chromium, driven by playwright-core).
@@ -37,7 +36,6 @@ describeInBrowser('the dashboard in the brand\'s currency, in a real browser (Ch
   afterAll(async () => {
     await browser?.close();
     await new Promise((resolve) => server?.close(resolve));
-    await closeTestDatabase();
   });
 
   it('shows a JPY brand in whole yen: revenue, rewards held and approved, the daily table and the program\'s fixed amounts', async () => {

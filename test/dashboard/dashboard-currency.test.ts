@@ -4,7 +4,6 @@ import { markPaid } from '../../core/payouts/payouts';
 import { approveDueRewards } from '../../core/rewards/reward-transitions';
 import { type TestBrand, givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { type TestApp, startTestApp } from '../helpers/test-app';
-import { closeTestDatabase } from '../helpers/test-database';
 import { metric, signedInAgent } from './dashboard-helpers';
 
 // The dashboard's reports in the brand's currency (orders in another one at their stored rate,
@@ -13,7 +12,6 @@ let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
 });
-afterAll(closeTestDatabase);
 
 const DAY_MS = 86_400_000;
 

@@ -3,7 +3,6 @@ import { configureConnectors } from '../../server/connectors';
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { shopifySessionToken } from '../helpers/shopify-session-token';
 import { type TestApp, startTestApp } from '../helpers/test-app';
-import { closeTestDatabase } from '../helpers/test-database';
 import { csrfTokenOf, metric, signInLink, signedInAgent } from './dashboard-helpers';
 
 const SHOPIFY = { SHOPIFY_API_KEY: 'dashboard-test-key', SHOPIFY_API_SECRET: 'dashboard-test-secret', SHOPIFY_APP_URL: 'https://referrals.example.com' };
@@ -12,7 +11,6 @@ let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp({}, undefined, configureConnectors({ ...SHOPIFY }));
 });
-afterAll(closeTestDatabase);
 
 describe('signing in to the dashboard', () => {
   it('sends / to the sign-in help when nobody is signed in, and answers the dashboard 401 with how to sign in', async () => {

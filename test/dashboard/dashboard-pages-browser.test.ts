@@ -6,7 +6,6 @@ import type { Browser, Page } from 'playwright-core';
 import type { WebhookSettings } from '../../server/webhooks/webhook-settings';
 import { type TestBrand, givenAdvocate, givenBrand } from '../helpers/fixtures';
 import { type TestApp, startTestApp } from '../helpers/test-app';
-import { closeTestDatabase } from '../helpers/test-database';
 import { type Receiver, startReceiver } from '../webhooks/receiver';
 import { describeInBrowser, launchBrowser, shot, signIn as signInAs } from './dashboard-browser-kit';
 
@@ -49,7 +48,6 @@ describeInBrowser('the Reviews and outbound-webhooks pages in a real browser (Ch
     await receiver?.close();
     await browser?.close();
     await new Promise((resolve) => server?.close(resolve));
-    await closeTestDatabase();
   });
 
   it('approves a held order from the Reviews page with the keyboard: the review is decided by the dashboard and the reward credited', async () => {

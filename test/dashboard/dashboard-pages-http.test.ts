@@ -4,7 +4,6 @@ import type { WebhookSettings } from '../../server/webhooks/webhook-settings';
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { shopifySessionToken } from '../helpers/shopify-session-token';
 import { type TestApp, startTestApp } from '../helpers/test-app';
-import { closeTestDatabase } from '../helpers/test-database';
 import { type Receiver, startReceiver } from '../webhooks/receiver';
 import { csrfTokenOf, signedInAgent } from './dashboard-helpers';
 
@@ -19,7 +18,6 @@ beforeAll(async () => {
 afterEach(async () => {
   await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
 });
-afterAll(closeTestDatabase);
 
 async function receiver(): Promise<Receiver> {
   const started = await startReceiver();

@@ -1,12 +1,10 @@
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { type TestApp, startTestApp } from '../helpers/test-app';
-import { closeTestDatabase } from '../helpers/test-database';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
 });
-afterAll(closeTestDatabase);
 
 async function setup(plan: 'starter' | 'growth' | 'premier' = 'starter') {
   const brand = await givenBrand(t.db, { plan, reward_type: 'fixed', reward_value: 5, reward_hold_days: 0 });

@@ -3,13 +3,11 @@ import { rewardBalance } from '../../core/ledger/reward-ledger';
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { viaProxyFrom } from '../helpers/client-ip';
 import { type TestApp, startTestApp } from '../helpers/test-app';
-import { closeTestDatabase } from '../helpers/test-database';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp({ trustProxy: true });
 });
-afterAll(closeTestDatabase);
 
 type Headers = Record<string, string>;
 

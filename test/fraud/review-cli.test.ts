@@ -2,13 +2,11 @@ import { rewardBalance } from '../../core/ledger/reward-ledger';
 import { runCli } from '../../server/cli/run-cli';
 import { givenAdvocate } from '../helpers/fixtures';
 import { type TestApp, startTestApp, testConfig } from '../helpers/test-app';
-import { closeTestDatabase } from '../helpers/test-database';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
 });
-afterAll(closeTestDatabase);
 
 const cli = (...argv: string[]) => runCli(argv, { db: t.db, config: testConfig(), isTTY: false, progress: () => undefined, connectors: [] });
 const json = async (...argv: string[]) => {

@@ -3,7 +3,6 @@ import type { Knex } from 'knex';
 import { givenAdvocate, givenBrand, type TestBrand, uniqueOrderId } from '../helpers/fixtures';
 import { signedHeaders } from '../helpers/signed-convert';
 import { type TestApp, startTestApp } from '../helpers/test-app';
-import { closeTestDatabase } from '../helpers/test-database';
 
 /**
  * Hostile bodies for every POST route: whatever arrives, the answer is never a 5xx, and an answer
@@ -17,7 +16,6 @@ let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
 });
-afterAll(closeTestDatabase);
 
 /** JSON text spliced into a body as is: numbers JSON.stringify cannot write, nesting, broken syntax. */
 class Raw {

@@ -33,10 +33,15 @@ export interface TestApp {
   http: ReturnType<typeof supertest>;
 }
 
-// The apps a test file started stop syncing rate-limit counts with its last test, as a server does
-// at shutdown: no timer of theirs outlives the file.
 const started: App[] = [];
-afterAll(() => Promise.all(started.splice(0).map(closeRateLimits)));
+
+/**
+ * The apps started so far stop syncing rate-limit counts, as a server does at shutdown: no timer
+ * of theirs outlives the test file (test/helpers/after-each-file.ts, test/suites/suites.ts).
+ */
+export async function closeStartedApps(): Promise<void> {
+  await Promise.all(started.splice(0).map(closeRateLimits));
+}
 
 /**
  * A Koa app on the test database (real PostgreSQL under TEST_DATABASE_URL, else PGlite), with every

@@ -1,13 +1,11 @@
 import { givenAdvocate, givenBrand } from '../helpers/fixtures';
 import { signedHeaders } from '../helpers/signed-convert';
 import { GENEROUS_LIMITS, type TestApp, startTestApp } from '../helpers/test-app';
-import { closeTestDatabase } from '../helpers/test-database';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
 });
-afterAll(closeTestDatabase);
 
 const conversion = (extra: object = {}) => ({ email: 'c@example.com', order_id: `o-${Date.now()}-${Math.random()}`, order_value: 10, ...extra });
 

@@ -1,13 +1,11 @@
 import { givenAdvocate, givenBrand, type TestBrand, uniqueOrderId } from '../helpers/fixtures';
 import { signedHeaders } from '../helpers/signed-convert';
 import { type TestApp, startTestApp } from '../helpers/test-app';
-import { closeTestDatabase } from '../helpers/test-database';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
 });
-afterAll(closeTestDatabase);
 
 /** `length` distinct CJK characters (3 bytes each in UTF-8) that do not repeat, so PostgreSQL cannot compress them. */
 const cjk = (length: number) => Array.from({ length }, (_, i) => String.fromCharCode(0x4e00 + ((i * 7919) % 20000))).join('');

@@ -1,13 +1,11 @@
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { signedHeaders } from '../helpers/signed-convert';
 import { type TestApp, startTestApp } from '../helpers/test-app';
-import { closeTestDatabase } from '../helpers/test-database';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
 });
-afterAll(closeTestDatabase);
 
 /** Values of every JSON type and a few hostile ones, put in place of each field in turn. */
 const ODD_VALUES: unknown[] = [null, 0, -1, 1.5, 1e300, 9007199254740993, '', 'x'.repeat(3000), '12', true, [], [{}], {}, { a: 1 }, 'not-a-uuid'];

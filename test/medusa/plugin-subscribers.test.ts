@@ -11,7 +11,6 @@ import { rewardBalance } from '../../core/ledger/reward-ledger';
 import type { App } from '../../server/app';
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { type TestApp, startTestApp } from '../helpers/test-app';
-import { closeTestDatabase } from '../helpers/test-database';
 import { FakeMedusaContainer } from './fake-medusa-container';
 import { type OrderState, paymentIdOf } from './order-graphs';
 
@@ -41,7 +40,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await close(server);
-  await closeTestDatabase();
 });
 
 /**
@@ -212,20 +210,26 @@ describe('Medusa plugin subscribers, delivering to the service', () => {
     await close(down);
     const store = await givenStore({ pluginOptions: { serviceUrl: `http://127.0.0.1:${port}`, retryBaseDelayMs: 50, retryMaxDelayMs: 200 } });
     store.order.paid = 'all';
+    // The attempt happens between these two clock readings; bracketing it keeps the check true on a loaded machine.
+    const beforeFirst = Date.now();
     await store.emit(orderPlaced);
+    const afterFirst = Date.now();
 
     expect(await store.conversion()).toBeUndefined();
     const [row] = store.medusa.deliveries.rows;
     expect(row).toMatchObject({ status: 'pending', attempts: 1, event_name: 'order.placed', order_id: store.order.id, last_error: expect.stringMatching(/unreachable/) });
     // Backoff: the first retry is due 25–50 ms after the failed attempt, not at once.
-    const waited = row!.next_attempt_at.getTime() - Date.now();
-    expect(waited).toBeGreaterThan(0);
-    expect(waited).toBeLessThanOrEqual(50);
+    expect(row!.next_attempt_at.getTime()).toBeGreaterThanOrEqual(beforeFirst + 25);
+    expect(row!.next_attempt_at.getTime()).toBeLessThanOrEqual(afterFirst + 50);
 
     await new Promise((resolve) => setTimeout(resolve, 60));
+    const beforeSecond = Date.now();
     await sendPendingReferralDeliveries(store.medusa.container);
+    const afterSecond = Date.now();
     expect(row).toMatchObject({ status: 'pending', attempts: 2 });
-    expect(row!.next_attempt_at.getTime() - Date.now()).toBeGreaterThan(0);
+    // The second retry waits twice as long: 50–100 ms.
+    expect(row!.next_attempt_at.getTime()).toBeGreaterThanOrEqual(beforeSecond + 50);
+    expect(row!.next_attempt_at.getTime()).toBeLessThanOrEqual(afterSecond + 100);
 
     const back = await listen(service.app, port);
     try {

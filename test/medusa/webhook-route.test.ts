@@ -2,10 +2,7 @@ import { rewardBalance } from '../../core/ledger/reward-ledger';
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { hexHmacSha256 } from '../helpers/signed-convert';
 import { GENEROUS_LIMITS, startTestApp } from '../helpers/test-app';
-import { closeTestDatabase } from '../helpers/test-database';
 import { type OrderState, snapshotBody } from './order-graphs';
-
-afterAll(closeTestDatabase);
 
 async function givenMedusaStore() {
   // Conversions limited to one per hour per IP: the connector route must not be limited at all.

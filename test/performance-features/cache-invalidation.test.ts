@@ -14,7 +14,9 @@ let databaseUrl: string;
 let server: TestApp;
 let invalidation: CacheInvalidation;
 beforeAll(async () => {
-  postgres = await realPostgres();
+  // A database of its own: every brand change on a shared one notifies this listener, and a
+  // notification during a look-up keeps that look-up from being cached (the cache's generation).
+  postgres = await realPostgres({ ownDatabase: true });
   databaseUrl = postgresUrlOf(postgres.db);
   server = await startTestApp({ apiKeyCacheSeconds: LONG_TTL_SECONDS }, postgres.db);
   invalidation = startCacheInvalidation({ databaseUrl, logger: pino({ level: 'silent' }) });

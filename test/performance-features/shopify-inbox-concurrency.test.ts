@@ -20,7 +20,8 @@ let postgres: RealPostgres;
 let app: TestApp;
 const workerPools: Knex[] = [];
 beforeAll(async () => {
-  postgres = await realPostgres();
+  // A database of its own: no other file's server (with its own inbox worker) sweeps these deliveries.
+  postgres = await realPostgres({ ownDatabase: true });
   app = await startTestApp({}, postgres.db);
   // Three workers as three processes would be: each its own connection pool.
   for (let i = 0; i < WORKERS; i += 1) workerPools.push(createDatabase({ databaseUrl: postgresUrlOf(postgres.db) }));

@@ -3,13 +3,11 @@ import { exportCustomer } from '../../core/customers/export-customer';
 import { redactCustomer } from '../../core/customers/redact-customer';
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { type TestApp, startTestApp } from '../helpers/test-app';
-import { closeTestDatabase } from '../helpers/test-database';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
 });
-afterAll(closeTestDatabase);
 
 /** A premier brand where ann@ and bob@ each claimed and bought with the advocate's code. */
 async function brandWithAnnAndBob() {

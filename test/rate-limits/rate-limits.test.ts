@@ -2,9 +2,7 @@ import { DEFAULT_RATE_LIMITS, type RateLimits } from '../../server/config';
 import { uniqueClientIp, viaProxyFrom } from '../helpers/client-ip';
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { GENEROUS_LIMITS, startTestApp } from '../helpers/test-app';
-import { closeTestDatabase, testDatabase } from '../helpers/test-database';
-
-afterAll(closeTestDatabase);
+import { testDatabase } from '../helpers/test-database';
 
 /** An app behind a trusted proxy, so each test can speak from its own client IP. */
 async function appWithLimits(rateLimits: RateLimits) {

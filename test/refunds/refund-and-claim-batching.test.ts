@@ -2,12 +2,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
 import pino from 'pino';
-import { claimBatcher } from '../../core/claims/claim-batcher';
-import { refundBatcher } from '../../core/refunds/refund-batcher';
 import { createApp } from '../../server/app';
 import { type TestBrand, givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { testConfig } from '../helpers/test-app';
-import { closeTestDatabase, testDatabase } from '../helpers/test-database';
+import { testDatabase } from '../helpers/test-database';
 
 type Answer = { status: number; body: { data?: Record<string, any>; error?: string; code?: string; claim_id?: number } };
 
@@ -17,11 +15,8 @@ interface Served {
 }
 
 async function serve(db: Knex): Promise<Served> {
-  // The routes use the database's one batcher of each kind: made here first, with a window wide
-  // enough that requests sent together on a busy machine surely share a batch.
-  refundBatcher(db, { maxWaitMs: 250 });
-  claimBatcher(db, { maxWaitMs: 250 });
-  const app = createApp({ db, config: testConfig(), logger: pino({ level: 'silent' }) });
+  // A window wide enough that requests sent together on a busy machine surely share a batch.
+  const app = createApp({ db, config: testConfig({ writeBatch: { maxWaitMs: 250 } }), logger: pino({ level: 'silent' }) });
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
@@ -42,7 +37,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await served.close();
-  await closeTestDatabase();
 });
 
 describe('POST /api/v1/track/refund, refunds written together in one transaction', () => {

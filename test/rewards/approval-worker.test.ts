@@ -2,13 +2,11 @@ import pino from 'pino';
 import { startRewardApproval, loadRewardApprovalInterval } from '../../server/reward-approval-worker';
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { type TestApp, startTestApp } from '../helpers/test-app';
-import { closeTestDatabase } from '../helpers/test-database';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
 });
-afterAll(closeTestDatabase);
 
 describe('the server process approving rewards (REWARD_APPROVAL_INTERVAL_SECONDS)', () => {
   it('reads the interval: 60 s by default, 0 turns it off, anything else is refused naming the variable', () => {

@@ -5,13 +5,11 @@ import { rewardBalance } from '../../core/ledger/reward-ledger';
 import { approveDueRewards, approveReward, voidReward } from '../../core/rewards/reward-transitions';
 import { type TestBrand, givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { type TestApp, startTestApp } from '../helpers/test-app';
-import { closeTestDatabase } from '../helpers/test-database';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
 });
-afterAll(closeTestDatabase);
 
 const DAY_MS = 24 * 3600 * 1000;
 

@@ -4,13 +4,11 @@ import { runCli } from '../../server/cli/run-cli';
 import { type TestBrand, givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { scratchDir } from '../helpers/scratch-space';
 import { type TestApp, startTestApp, testConfig } from '../helpers/test-app';
-import { closeTestDatabase } from '../helpers/test-database';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
 });
-afterAll(closeTestDatabase);
 
 const cli = (...argv: string[]) => runCli(argv, { db: t.db, config: testConfig(), isTTY: false, progress: () => undefined });
 const json = async (...argv: string[]) => {

@@ -9,7 +9,7 @@ import { referrals, sendWebhook, uniqueShop, useFakeShopify, useShopifyEnv } fro
 useShopifyEnv();
 const admin = useFakeShopify();
 const shopify = new FakeClientCredentials(admin);
-shopify.install();
+beforeAll(() => shopify.install()); // after the fake Admin API's own install: it wraps that one
 let app: TestApp;
 useTestAppOnRealPostgres((started) => (app = started));
 

@@ -5,7 +5,6 @@ import type { Knex } from 'knex';
 import { LosslessNumber, parse, stringify } from 'lossless-json';
 import { updateBrand, type Plan } from '../../core/brands/brand';
 import { runCli } from '../../server/cli/run-cli';
-import { closeTestDatabase } from '../helpers/test-database';
 import { type TestApp, startTestApp } from '../helpers/test-app';
 import { FakeShopify } from './fake-shopify';
 
@@ -16,8 +15,7 @@ export const SHOPIFY_APP_URL = 'https://referrals.example.com';
 export const BROWSER_USER_AGENT =
   'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
 
-/** The public app's settings, as a deployment sets them. */
-export function useShopifyEnv(): void {
+function setShopifyEnv(): void {
   process.env.SHOPIFY_API_KEY = SHOPIFY_API_KEY;
   process.env.SHOPIFY_API_SECRET = SHOPIFY_API_SECRET;
   process.env.SHOPIFY_APP_URL = SHOPIFY_APP_URL;
@@ -25,10 +23,23 @@ export function useShopifyEnv(): void {
   delete process.env.SHOPIFY_DEFAULT_PLAN;
 }
 
-/** A fake Shopify receiving every outbound call of the library. */
+/**
+ * The public app's settings, as a deployment sets them: now, and again before the file's tests,
+ * since the files of a suite share one process (another may have changed them meanwhile).
+ */
+export function useShopifyEnv(): void {
+  setShopifyEnv();
+  beforeAll(setShopifyEnv);
+}
+
+/**
+ * A fake Shopify receiving every outbound call of the library. The library's fetch is one per
+ * process: the file's fake takes it before the file's tests, after any earlier file's.
+ */
 export function useFakeShopify(): FakeShopify {
   const fake = new FakeShopify();
   fake.install();
+  beforeAll(() => fake.install());
   return fake;
 }
 
@@ -45,7 +56,6 @@ export function setUpShopifyTests(): ShopifyTestContext {
   beforeAll(async () => {
     context.app = await startTestApp();
   });
-  afterAll(closeTestDatabase);
   return context;
 }
 

@@ -1,12 +1,10 @@
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { type TestApp, startTestApp } from '../helpers/test-app';
-import { closeTestDatabase } from '../helpers/test-database';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
 });
-afterAll(closeTestDatabase);
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

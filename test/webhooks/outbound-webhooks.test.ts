@@ -17,7 +17,9 @@ let postgres: RealPostgres;
 let t: TestApp;
 const receivers: Receiver[] = [];
 beforeAll(async () => {
-  postgres = await realPostgres();
+  // A database of its own: a server another file spawns on the shared one runs its own delivery
+  // worker, which would lease these deliveries (to 127.0.0.1, which it refuses) and hold them back.
+  postgres = await realPostgres({ ownDatabase: true });
   t = await startTestApp({ webhooks: SETTINGS }, postgres.db);
 });
 afterEach(async () => {
