@@ -90,14 +90,17 @@ export async function findClaimsOfOrders(db: Executor, wanted: ClaimsWanted): Pr
 
 /**
  * Linking a conversion sets its claim `converted` (a refunded one keeps its status) and gives it
- * the order id: the body of a CTE over CTE `source` (claim_id, order_id), so the conversion, its
- * credit and its claim are written in one statement.
+ * the order id: the body of a CTE over CTE `source` (brand_id, claim_id, order_id, item), so the
+ * conversions, their credits and their claims are written in one statement. Two orders of one
+ * statement naming the same claim: the first (lowest `item`) gives it its order id, as one after
+ * the other would.
  */
-export function markClaimsConvertedBy(db: Executor, brandId: string, source: string): Knex.Raw {
+export function markClaimsConvertedBy(db: Executor, source: string): Knex.Raw {
   return db.raw(
     `UPDATE claims SET status = CASE WHEN claims.status = 'pending' THEN 'converted' ELSE claims.status END,
-       order_id = coalesce(claims.order_id, ??.order_id), updated_at = now()
-     FROM ?? WHERE claims.brand_id = ? AND claims.claim_id = ??.claim_id`,
-    [source, source, brandId, source],
+       order_id = coalesce(claims.order_id, linked.order_id), updated_at = now()
+     FROM (SELECT DISTINCT ON (brand_id, claim_id) brand_id, claim_id, order_id FROM ?? WHERE claim_id IS NOT NULL ORDER BY brand_id, claim_id, item) AS linked
+     WHERE claims.brand_id = linked.brand_id AND claims.claim_id = linked.claim_id`,
+    [source],
   );
 }

@@ -25,17 +25,21 @@ const count = (counts: Map<string, number>, key: string) => counts.get(key) ?? 0
 /**
  * What a batch of paid orders needs from the database, read once for the whole batch (one
  * statement per kind: existing orders, codes, claims, fraud signals), then kept current in memory
- * as its orders are written, since an earlier order of the batch can change what a later one
+ * as its orders are decided, since an earlier order of the batch can change what a later one
  * finds (docs/decisions.md, *Look-ups per batch*): its conversion is the later one's duplicate,
  * the claim it linked is no longer pending, it counts toward the advocate's and the IP's velocity.
  * Where memory cannot tell (an order whose advocate changed, or whose advocate ordered in the
- * batch as a customer), the order reads its signals alone; the database sees the batch's writes.
+ * batch as a customer), the order reads its signals alone, after the orders held back are written
+ * (settle), so the database sees the batch's writes.
  */
 export class PaidOrderBatch implements ReferralFacts {
   private readonly linkedClaims = new Set<string>();
   private readonly advocateOrders = new Map<string, number>();
   private readonly ipOrders = new Map<string, number>();
   private readonly customerEmails = new Set<string>();
+  /** Orders decided and not yet written (writePaidOrders holds them back to write together), by brandOrderKey. */
+  private readonly held = new Set<string>();
+  private writeHeld: () => Promise<void> = async () => {};
 
   private constructor(
     private readonly existing: Map<string, ExistingConversion>,
@@ -105,13 +109,33 @@ export class PaidOrderBatch implements ReferralFacts {
     return pending.find(open) ?? null;
   }
 
-  /** The conversion already recorded for this order (an earlier order of the batch included). */
-  async existingConversion(trx: Knex.Transaction, brandId: string, input: ConversionInput): Promise<ExistingConversion | undefined> {
-    if (input.order_id === null) return findExistingConversion(trx, brandId, input);
-    return this.existing.get(brandOrderKey(brandId, input.order_id));
+  /**
+   * The orders decided so far are written by `write` before the database is next read (settle):
+   * a read must see them, as it would had each been written when decided.
+   */
+  holdWritesUntilRead(write: () => Promise<void>): void {
+    this.writeHeld = write;
   }
 
-  /** The rules' signals for this order of `advocateId`, counting the orders the batch wrote before it. */
+  /** Writes what is held back, before a read of the database that could see it. */
+  async settle(): Promise<void> {
+    if (this.held.size === 0) return;
+    this.held.clear();
+    await this.writeHeld();
+  }
+
+  /** The conversion already recorded for this order (an earlier order of the batch included). */
+  async existingConversion(trx: Knex.Transaction, brandId: string, input: ConversionInput): Promise<ExistingConversion | undefined> {
+    if (input.order_id === null) {
+      await this.settle();
+      return findExistingConversion(trx, brandId, input);
+    }
+    const key = brandOrderKey(brandId, input.order_id);
+    if (this.held.has(key)) await this.settle();
+    return this.existing.get(key);
+  }
+
+  /** The rules' signals for this order of `advocateId`, counting the orders the batch decided before it. */
   async signalsFor(trx: Knex.Transaction, brand: Brand, input: ConversionInput, advocateId: number): Promise<FraudSignals> {
     if (!needsSignals(brand, input)) return NO_SIGNALS;
     const brandId = brand.brand_id;
@@ -124,19 +148,29 @@ export class PaidOrderBatch implements ReferralFacts {
         ip_last_day: read.ip_last_day + (ip === null ? 0 : count(this.ipOrders, `${brandId}:${ip}`)),
       };
     }
+    await this.settle();
     const [alone] = await fraudSignals(trx, [{ brandId, brand, advocateId, order: screenedOrder(input) }]);
     return alone!;
   }
 
-  /** A new conversion was written: the last step of its order's write. */
-  wrote(brandId: string, input: ConversionInput, row: ExistingConversion, claim: ClaimRecord | null): void {
-    if (input.order_id !== null) this.existing.set(brandOrderKey(brandId, input.order_id), row);
+  /**
+   * A new conversion was decided (it is written now or with the orders held back): a later order
+   * of the batch finds its claim linked and counts it toward the advocate's and the IP's velocity.
+   */
+  decided(brandId: string, input: ConversionInput, advocateId: number, claim: ClaimRecord | null): void {
+    // Without an order id its content is its key (no later order of the batch is decided before it is written).
+    this.held.add(input.order_id !== null ? brandOrderKey(brandId, input.order_id) : `${brandId}#${input.content_hash ?? ''}`);
     if (claim) this.linkedClaims.add(`${brandId}:${claim.claim_id}`);
-    const advocate = `${brandId}:${Number(row.advocate_id)}`;
+    const advocate = `${brandId}:${advocateId}`;
     this.advocateOrders.set(advocate, count(this.advocateOrders, advocate) + 1);
     const ip = canonicalIp(input.customer_ip);
     if (ip !== null) this.ipOrders.set(`${brandId}:${ip}`, count(this.ipOrders, `${brandId}:${ip}`) + 1);
     if (input.email !== null) this.customerEmails.add(`${brandId}:${normalizeEmail(input.email)}`);
+  }
+
+  /** A new conversion was written: a later repeat of its order is answered from it. */
+  wrote(brandId: string, input: ConversionInput, row: ExistingConversion): void {
+    if (input.order_id !== null) this.existing.set(brandOrderKey(brandId, input.order_id), row);
   }
 
   /** A repeat was answered (a pending one perhaps completed, a lost race's winner found): a later repeat sees it as it is now. */

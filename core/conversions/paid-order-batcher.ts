@@ -1,11 +1,11 @@
 import type { Knex } from 'knex';
 import { type WriteBatcher, type WriteBatcherOptions, createWriteBatcher } from '../db/write-batcher';
 import { PaidOrderBatch } from './paid-order-batch';
-import { type PaidOrder, type PaidOrderResult, writePaidOrder } from './record-paid-order';
+import { type PaidOrder, type PaidOrderResult, writePaidOrder, writePaidOrders } from './record-paid-order';
 
 export type { PaidOrder } from './record-paid-order';
 
-export type PaidOrderBatchOptions = Omit<WriteBatcherOptions<PaidOrder, PaidOrderResult, PaidOrderBatch>, 'write' | 'keyOf' | 'prepare'>;
+export type PaidOrderBatchOptions = Omit<WriteBatcherOptions<PaidOrder, PaidOrderResult, PaidOrderBatch>, 'write' | 'writeAll' | 'keyOf' | 'prepare'>;
 
 /** An order's identity: the unique key its row is written under (order id, else content hash). */
 function orderKey({ brand, order }: PaidOrder): string {
@@ -16,8 +16,9 @@ function orderKey({ brand, order }: PaidOrder): string {
 /**
  * Paid orders with group commit: the app makes one, so every request of the process shares its
  * transactions. Each batch's look-ups are made once for all its orders (PaidOrderBatch.read), then
- * each order is written (writePaidOrder).
+ * its orders are decided in order and the new conversions written in one statement
+ * (writePaidOrders); a batch that fails is written again order by order (writePaidOrder).
  */
 export function createPaidOrderBatcher(db: Knex, options: PaidOrderBatchOptions = {}): WriteBatcher<PaidOrder, PaidOrderResult> {
-  return createWriteBatcher(db, { ...options, keyOf: orderKey, prepare: PaidOrderBatch.read, write: writePaidOrder });
+  return createWriteBatcher(db, { ...options, keyOf: orderKey, prepare: PaidOrderBatch.read, write: writePaidOrder, writeAll: writePaidOrders });
 }

@@ -13,7 +13,8 @@ import { conversionCreatedEvents } from '../webhooks/conversion-events';
 import { type OrderCodes, type Referrer, findReferrer } from './attribute-conversion';
 import type { ConversionInput } from './conversion-input';
 import { conversionMoney } from './conversion-money';
-import { type Attribution, type ExistingConversion, completeIfPending, findExistingConversion, insertConversion } from './conversion-records';
+import { type Attribution, type ExistingConversion, completeIfPending, findExistingConversion } from './conversion-records';
+import { type InsertedConversion, type NewConversion, insertConversions } from './insert-conversions';
 import { type ConversionView, toConversionView } from './conversion-view';
 import { PaidOrderBatch } from './paid-order-batch';
 
@@ -62,7 +63,41 @@ export async function recordPaidOrder(trx: Knex.Transaction, brand: Brand, order
  * it (a flagged one is held for review: written, not credited), and the conversion, its reward
  * credit (or review) and its claim's status are written together.
  */
-export async function writePaidOrder(trx: Knex.Transaction, { brand, order }: PaidOrder, batch: PaidOrderBatch): Promise<PaidOrderResult> {
+export async function writePaidOrder(trx: Knex.Transaction, item: PaidOrder, batch: PaidOrderBatch): Promise<PaidOrderResult> {
+  const decision = await decidePaidOrder(trx, item, batch);
+  if (!isNew(decision)) return decision;
+  const [inserted] = await insertConversions(trx, [decision]);
+  return answerNew(trx, batch, decision, inserted);
+}
+
+/**
+ * writePaidOrder for every order of a batch, in order, with the new conversions written together
+ * in one statement (docs/decisions.md, *One statement per batch*). An order whose decision reads
+ * the database (a repeat, a redemption's claim, its own fraud signals) first writes those held
+ * back, so each order sees the same database as when written one after the other.
+ */
+export async function writePaidOrders(trx: Knex.Transaction, items: PaidOrder[], batch: PaidOrderBatch): Promise<PaidOrderResult[]> {
+  const results: PaidOrderResult[] = [];
+  let held: Array<{ index: number; conversion: NewConversion }> = [];
+  batch.holdWritesUntilRead(async () => {
+    const writing = held;
+    held = [];
+    const inserted = await insertConversions(trx, writing.map(({ conversion }) => conversion));
+    for (const [position, { index, conversion }] of writing.entries()) results[index] = await answerNew(trx, batch, conversion, inserted[position]);
+  });
+  for (const [index, item] of items.entries()) {
+    const decision = await decidePaidOrder(trx, item, batch);
+    if (isNew(decision)) held.push({ index, conversion: decision });
+    else results[index] = decision;
+  }
+  await batch.settle();
+  return results;
+}
+
+const isNew = (decision: PaidOrderResult | NewConversion): decision is NewConversion => 'attribution' in decision;
+
+/** What a paid order comes to before anything is written: an answer (a repeat, not a referral), or the conversion to write. */
+async function decidePaidOrder(trx: Knex.Transaction, { brand, order }: PaidOrder, batch: PaidOrderBatch): Promise<PaidOrderResult | NewConversion> {
   assertBrandActive(brand);
   const input = order.conversion;
   const rewardOptions = { inReview: order.reward_in_review === true };
@@ -76,7 +111,13 @@ export async function writePaidOrder(trx: Knex.Transaction, { brand, order }: Pa
   const attribution = await attributionOf(trx, batch, brand, order, referrer);
 
   const reasons = screenConversion(brand, input, await batch.signalsFor(trx, brand, input, attribution.advocate_id));
-  const inserted = await insertConversion(trx, brand, input, attribution, money, rewardOptions, reasons);
+  batch.decided(brand.brand_id, input, attribution.advocate_id, attribution.claim);
+  return { brand, input, attribution, money, rewardOptions, reasons };
+}
+
+/** The answer to a new conversion once its statement ran: created, or (a lost race) the winner's row as a repeat. */
+async function answerNew(trx: Knex.Transaction, batch: PaidOrderBatch, decided: NewConversion, inserted: InsertedConversion | undefined): Promise<PaidOrderResult> {
+  const { brand, input, attribution, rewardOptions, reasons } = decided;
   if (!inserted) {
     // Lost a race on (brand_id, order_id): the other request's row is committed now.
     const winner = await findExistingConversion(trx, brand.brand_id, input);
@@ -88,7 +129,7 @@ export async function writePaidOrder(trx: Knex.Transaction, { brand, order }: Pa
   // Webhooks (docs/webhooks.md): in the batch's transaction; a duplicate returned above emits nothing.
   const rewardStatus = newRewardStatus(brand, { inReview: rewardOptions.inReview || reasons.length > 0 });
   await emitWebhookEvents(trx, brand.brand_id, conversionCreatedEvents({ ...conversion, review }, rewardStatus));
-  batch.wrote(brand.brand_id, input, { ...inserted, review }, attribution.claim);
+  batch.wrote(brand.brand_id, input, { ...inserted, review });
   return { result: { attributed: true, duplicate: false, conversion, review }, claim_id: attribution.claim?.claim_id ?? null };
 }
 
@@ -101,6 +142,7 @@ async function answerRepeat(
   input: ConversionInput,
   rewardOptions: NewRewardOptions,
 ): Promise<PaidOrderResult> {
+  await batch.settle();
   const conversion = await completeIfPending(trx, brand, existing, input, rewardOptions);
   batch.answeredRepeat(brand.brand_id, existing, conversion.status);
   return duplicateOf(conversion, existing.review);
@@ -122,6 +164,7 @@ async function attributionOf(trx: Knex.Transaction, batch: PaidOrderBatch, brand
   // A claim is about a customer's email: an email-less platform order is a conversion without one.
   if (email === null) return { advocate_id: owner.advocate_id, advocate_email_normalized: owner.advocate_email_normalized, referral_code: owner.code, claim: null, via: referrer.via };
   const claimSource = referrer.redeemed && planAllows(brand.plan, 'claims') ? order.claim_source : null;
+  if (claimSource) await batch.settle();
   const claim: ClaimRecord | null = claimSource
     ? await claimForRedemption(trx, brand, owner, { ...order.conversion, email }, claimSource)
     : batch.pendingClaim(brand.brand_id, normalizeEmail(email), owner.advocate_id);

@@ -22,6 +22,12 @@ export interface WriteBatcherOptions<Item, Result, Batch = undefined> {
   /** Writes one item inside the batch's transaction; a throw fails this item only. */
   write: (trx: Knex.Transaction, item: Item, batch: Batch) => Promise<Result>;
   /**
+   * Writes the whole batch at once (set-based), answering each item by position, as `write` on
+   * each item in turn would. A throw is treated as a failed item: the batch is written again, item
+   * by item, with `write`, each behind its own savepoint.
+   */
+  writeAll?: (trx: Knex.Transaction, items: Item[], batch: Batch) => Promise<Result[]>;
+  /**
    * Items are written in key order (same key: submission order), so two processes' batches take
    * row locks in one order and never deadlock each other on those keys.
    */
@@ -91,19 +97,19 @@ export function createWriteBatcher<Item, Result, Batch = undefined>(db: Knex, op
   // Fast path: no savepoints; the first failure sends the batch to writeIsolated instead.
   async function writeTogether(trx: Knex.Transaction, batch: Waiting<Item, Result>[]): Promise<Outcome<Result>[]> {
     const outcomes: Outcome<Result>[] = [];
+    const items = batch.map(({ item }) => item);
     let prepared: Batch;
     try {
       prepared = await prepare(trx, batch);
     } catch (error) {
       throw batch.length === 1 || isTransient(error) ? error : new ItemFailed(error);
     }
-    for (const { item } of batch) {
-      try {
-        outcomes.push({ ok: true, value: await options.write(trx, item, prepared) });
-      } catch (error) {
-        // A deadlock is the batch's, not the item's: the whole batch is written again.
-        throw batch.length === 1 || isTransient(error) ? error : new ItemFailed(error);
-      }
+    try {
+      if (options.writeAll) return (await options.writeAll(trx, items, prepared)).map((value) => ({ ok: true, value }));
+      for (const item of items) outcomes.push({ ok: true, value: await options.write(trx, item, prepared) });
+    } catch (error) {
+      // A deadlock is the batch's, not the item's: the whole batch is written again.
+      throw batch.length === 1 || isTransient(error) ? error : new ItemFailed(error);
     }
     return outcomes;
   }

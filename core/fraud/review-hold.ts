@@ -5,7 +5,6 @@ import { currencyExponent } from '../currency';
 import type { Minor } from '../money';
 import { lockRewardOfConversion } from '../rewards/reward-records';
 import { approveReward, voidReward } from '../rewards/reward-transitions';
-import type { FraudReason } from './fraud-rules';
 
 /**
  * How a review holds, releases and rejects a flagged conversion's reward, on the reward lifecycle
@@ -14,14 +13,16 @@ import type { FraudReason } from './fraud-rules';
  */
 
 /**
- * The CTE body that opens a review for a conversion inserted in the same statement (CTE `source`)
- * when the rules gave reasons; none: inserts nothing. Returns `review_id`.
+ * The CTE body that opens a review for each conversion inserted in the same statement (CTE
+ * `source`: brand_id, conversion_id, advocate_id, reasons jsonb) that the rules gave reasons; the
+ * others get none. Returns brand_id, conversion_id, review_id.
  */
-export function openReview(db: Knex.Transaction, brandId: string, source: string, reasons: FraudReason[]): Knex.Raw {
+export function openReviews(db: Knex.Transaction, source: string): Knex.Raw {
   return db.raw(
     `INSERT INTO referral_reviews (brand_id, conversion_id, advocate_id, reasons)
-     SELECT ?, conversion_id, advocate_id, CAST(? AS jsonb) FROM ?? WHERE ?::boolean RETURNING review_id`,
-    [brandId, JSON.stringify(reasons), source, reasons.length > 0],
+     SELECT brand_id, conversion_id, advocate_id, reasons FROM ?? WHERE jsonb_array_length(reasons) > 0
+     RETURNING brand_id, conversion_id, review_id`,
+    [source],
   );
 }
 

@@ -49,16 +49,16 @@ export async function postEntries(db: Executor, entries: LedgerEntry[]): Promise
 
 /**
  * The ledger entry of rewards created in the same statement: the body of a CTE over CTE `source`
- * (reward_id, conversion_id, advocate_id, amount, status) — `credit` for a reward approved at once
- * (no hold), `hold` for a held one — so recording an order stays one round trip.
+ * (brand_id, reward_id, conversion_id, advocate_id, amount, status) — `credit` for a reward
+ * approved at once (no hold), `hold` for a held one — so recording orders stays one round trip.
  */
-export function creditNewRewards(db: Executor, brandId: string, source: string): Knex.Raw {
+export function creditNewRewards(db: Executor, source: string): Knex.Raw {
   return db.raw(
     `INSERT INTO reward_ledger (brand_id, advocate_id, conversion_id, reward_id, kind, amount, actor, reason)
-     SELECT ?, advocate_id, conversion_id, reward_id, CASE WHEN status = 'approved' THEN 'credit' ELSE 'hold' END, amount,
+     SELECT brand_id, advocate_id, conversion_id, reward_id, CASE WHEN status = 'approved' THEN 'credit' ELSE 'hold' END, amount,
        'system', 'conversion completed'
      FROM ??`,
-    [brandId, source],
+    [source],
   );
 }
 

@@ -75,27 +75,27 @@ export interface NewRewardOptions {
   inReview?: boolean;
 }
 
-/**
- * The reward of conversions inserted in the same statement: the body of a CTE over CTE `source`
- * (conversion_id, advocate_id, status, referrer_reward_paid) creating one reward per completed
- * conversion with a positive reward — approved at once when the brand holds rewards 0 days, else
- * pending until the hold ends (or in review). Returns what creditNewRewards reads.
- */
 /** The status a brand's new reward starts in. */
 export function newRewardStatus(brand: Brand, options: NewRewardOptions = {}): RewardStatus {
   return options.inReview ? 'in_review' : brand.reward_hold_days === 0 ? 'approved' : 'pending';
 }
 
-export function insertNewRewards(db: Executor, brand: Brand, source: string, options: NewRewardOptions = {}): Knex.Raw {
-  const status = newRewardStatus(brand, options);
+/**
+ * The reward of conversions written in the same statement: the body of a CTE over CTE `source`
+ * (brand_id, conversion_id, advocate_id, status, referrer_reward_paid, and the reward's
+ * reward_status (newRewardStatus) and hold_days) creating one reward per completed conversion with
+ * a positive reward, approved at once or held until its hold ends (or in review). Returns what
+ * creditNewRewards reads.
+ */
+export function insertNewRewards(db: Executor, source: string): Knex.Raw {
   return db.raw(
     `INSERT INTO rewards (brand_id, conversion_id, advocate_id, amount, status, hold_until, approved_at)
-     SELECT ?, conversion_id, advocate_id, referrer_reward_paid, ?, now() + make_interval(days => ?::int),
-       CASE WHEN ?::text = 'approved' THEN now() END
+     SELECT brand_id, conversion_id, advocate_id, referrer_reward_paid, reward_status, now() + make_interval(days => hold_days),
+       CASE WHEN reward_status = 'approved' THEN now() END
      FROM ?? WHERE status = 'completed' AND referrer_reward_paid > 0
      ON CONFLICT (brand_id, conversion_id) DO NOTHING
-     RETURNING reward_id, conversion_id, advocate_id, amount, status`,
-    [brand.brand_id, status, brand.reward_hold_days, status, source],
+     RETURNING brand_id, reward_id, conversion_id, advocate_id, amount, status`,
+    [source],
   );
 }
 

@@ -132,6 +132,36 @@ describe('the write batcher', () => {
     expect(rows[0]!.batch_started.getTime()).toBe(rows[1]!.batch_started.getTime());
   });
 
+  it('writes a batch with writeAll in one go, and when writeAll fails, writes each item alone with write so only the bad one fails', async () => {
+    const wroteAll: number[][] = [];
+    const options = {
+      maxWaitMs: 50,
+      writeAll: async (trx: Knex.Transaction, items: number[]) => {
+        wroteAll.push(items);
+        await trx(table).insert(items.map((n) => ({ n })));
+        if (items.includes(503)) await trx.raw('SELECT 1 / 0');
+        return items.map((n) => n * 10);
+      },
+      write: async (trx: Knex.Transaction, n: number) => {
+        await insert(trx, n);
+        if (n === 503) await trx.raw('SELECT 1 / 0');
+        return n;
+      },
+    };
+    const batcher = createWriteBatcher<number, number>(db, options);
+
+    // Together, answered by position from writeAll.
+    expect(await Promise.all([501, 502].map((n) => batcher.submit(n)))).toEqual([5010, 5020]);
+    const failing = await Promise.allSettled([504, 503, 505].map((n) => batcher.submit(n)));
+
+    expect(wroteAll).toEqual([[501, 502], [504, 503, 505]]);
+    // The failed writeAll kept nothing; write answered the neighbours (not ×10) and failed 503 alone.
+    expect(failing[0]).toEqual({ status: 'fulfilled', value: 504 });
+    expect(failing[1]).toMatchObject({ status: 'rejected', reason: { code: '22012' } });
+    expect(failing[2]).toEqual({ status: 'fulfilled', value: 505 });
+    expect(await db(table).whereIn('n', [501, 502, 503, 504, 505]).orderBy('n').pluck('n')).toEqual([501, 502, 504, 505]);
+  });
+
   it('writes a batch again when PostgreSQL picks it as a deadlock victim (twice running), and answers each item once', async () => {
     let deadlocks = 0;
     const batcher = createWriteBatcher<number, number>(db, {

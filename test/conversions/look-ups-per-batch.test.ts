@@ -165,4 +165,47 @@ describe('orders written together in one batch', () => {
     expect(await balanceOf(brand.headers, ann.advocateId)).toMatchObject({ credited: 5.35, balance: 5.35 });
     await expectOneBatch(brand.brandId);
   });
+
+  it('links two orders naming the same claim to it, and gives the claim the first order’s id, as written one after the other', async () => {
+    const { brand, ann } = await brandWithAdvocate();
+    const claim = await t.http.post('/api/v1/track/claim').set(brand.headers).send({ referral_code: ann.code, email: 'sam@example.com', raw_value: 40 });
+    expect(claim.status).toBe(201);
+    const claimId = claim.body.data.claim_id;
+    const base = uniqueOrderId();
+
+    const answers = await together(brand.headers, [
+      { order_id: `${base}-b`, email: 'sam@example.com', order_value: 30, claim_id: claimId },
+      { order_id: `${base}-a`, email: 'sam@example.com', order_value: 40, claim_id: claimId },
+    ]);
+
+    expect(answers.map((answer) => [answer.status, answer.body.data.claim_id])).toEqual([[201, claimId], [201, claimId]]);
+    expect(await t.db('claims').where({ brand_id: brand.brandId, claim_id: claimId }).first()).toMatchObject({ status: 'converted', order_id: `${base}-a` });
+    expect(await balanceOf(brand.headers, ann.advocateId)).toMatchObject({ credited: 10 });
+    await expectOneBatch(brand.brandId);
+  });
+
+  it('answers a pending order reported completed between new orders of one batch: rewarded once, the new orders each created', async () => {
+    const { brand, ann } = await brandWithAdvocate();
+    const base = uniqueOrderId();
+    const pending = await t.http.post('/api/v1/track/conversion').set(brand.headers)
+      .send({ order_id: `${base}-b`, email: 'b@example.com', order_value: 50, referral_code: ann.code, status: 'pending' });
+    expect(pending.status).toBe(201);
+    expect(await balanceOf(brand.headers, ann.advocateId)).toMatchObject({ credited: 0 });
+
+    // In key order: a (new), b (the repeat, now completed), c (new), and c's content-hash cousin without order id.
+    const [a, b, c, hashed] = await together(brand.headers, [
+      { order_id: `${base}-a`, email: 'a@example.com', order_value: 50, referral_code: ann.code },
+      { order_id: `${base}-b`, email: 'b@example.com', order_value: 50, referral_code: ann.code, status: 'completed' },
+      { order_id: `${base}-c`, email: 'c@example.com', order_value: 50, referral_code: ann.code },
+      { customer_email: `${base}@example.com`, order_total: 20, tax: 0, shipping: 0, discount: 0, referral_code: ann.code },
+    ]);
+
+    expect([a!.status, a!.body.data.duplicate]).toEqual([201, false]);
+    expect(b!.status).toBe(200);
+    expect(b!.body.data).toMatchObject({ id: pending.body.data.id, duplicate: true, status: 'completed' });
+    expect([c!.status, c!.body.data.duplicate]).toEqual([201, false]);
+    expect([hashed!.status, hashed!.body.data.order_id]).toEqual([201, null]);
+    expect(await t.db('rewards').where({ brand_id: brand.brandId })).toHaveLength(4);
+    expect(await balanceOf(brand.headers, ann.advocateId)).toMatchObject({ credited: 20, balance: 20 });
+  });
 });
