@@ -7,7 +7,8 @@ import { DomainError } from '../../core/errors';
 import { type DeliveryRun, readRun, runsOf } from './delivery-runs';
 import type { Delivery } from './inbox';
 import { parseLosslessJson } from './parse-lossless-json';
-import { type HandlerOutcome, RetryLater } from './topics/topic-handler';
+import { BRAND_GONE, handleOrdersPaidRun } from './topics/orders-paid';
+import { type DeliveryRunFacts, type HandlerOutcome, RetryLater } from './topics/topic-handler';
 import { TOPIC_HANDLERS } from './topics/topic-handlers';
 
 /** A failing delivery is tried this many times before it is marked `failed`. */
@@ -75,6 +76,10 @@ export async function processInbox(db: Knex, options: ProcessOptions = {}): Prom
           const closed: Closed[] = [];
           for (const deliveries of runsOf(batch)) {
             const run = await readRun(trx, deliveries);
+            if (run?.facts && !isolated) {
+              done.push(...(await processRunTogether(trx, deliveries, closed, run, run.facts)));
+              continue;
+            }
             for (const delivery of deliveries) {
               const status = run && !isolated ? await processTogether(trx, delivery, closed, run) : await processDelivery(trx, delivery, closed, options.logger, run);
               if (status !== 'done') triedAndFailed.push(`${delivery.brand_id}:${delivery.webhook_id}`);
@@ -180,6 +185,21 @@ async function processTogether(trx: Knex.Transaction, delivery: Delivery, closed
 }
 
 /**
+ * A run of orders/paid deliveries whose look-ups were read together, written as one batch
+ * (handleOrdersPaidRun: its new conversions in one statement), without savepoints; a failure
+ * rolls the transaction back (FailedTogether) as in processTogether.
+ */
+async function processRunTogether(trx: Knex.Transaction, deliveries: Delivery[], closed: Closed[], run: DeliveryRun, facts: DeliveryRunFacts): Promise<DeliveryStatus[]> {
+  try {
+    const outcomes = await handleOrdersPaidRun(trx, deliveries.map((delivery) => ({ delivery, brand: run.brands.get(delivery.brand_id) ?? null, body: bodyOf(delivery, run) })), facts);
+    deliveries.forEach((delivery, index) => closed.push(closing({ brand_id: delivery.brand_id, webhook_id: delivery.webhook_id }, delivery.attempts + 1, outcomes[index]!)));
+    return deliveries.map(() => 'done');
+  } catch (error) {
+    throw new FailedTogether(error);
+  }
+}
+
+/**
  * The handler's effects and the `done` mark (closeAll, with the transaction's others) commit
  * together; a failure rolls the effects back (savepoint) and records the attempt instead: retried
  * with backoff, or `failed` when retrying cannot help (the payload or the request is wrong) or the
@@ -239,9 +259,13 @@ async function handleDelivery(trx: Knex.Transaction, delivery: Delivery, run: De
   const handler = TOPIC_HANDLERS[delivery.topic];
   if (!handler) return { outcome: `ignored: topic ${delivery.topic} is not handled` };
   const brand = run ? (run.brands.get(delivery.brand_id) ?? null) : await findBrand(trx, delivery.brand_id);
-  if (!brand) return { outcome: 'ignored: the brand no longer exists' };
-  const body = run?.bodies.has(delivery.webhook_id) ? run.bodies.get(delivery.webhook_id) : parseLosslessJson(delivery.body);
-  return handler(trx, brand, delivery, body, run?.facts ?? undefined);
+  if (!brand) return BRAND_GONE;
+  return handler(trx, brand, delivery, bodyOf(delivery, run), run?.facts ?? undefined);
+}
+
+/** The delivery's body: parsed once for its run, else now. */
+function bodyOf(delivery: Delivery, run: DeliveryRun | null): unknown {
+  return run?.bodies.has(delivery.webhook_id) ? run.bodies.get(delivery.webhook_id) : parseLosslessJson(delivery.body);
 }
 
 /** The payload or what it asks for is wrong: trying again gives the same answer. */

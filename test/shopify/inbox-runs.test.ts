@@ -74,6 +74,44 @@ describe('orders/paid deliveries processed as one run', () => {
     expect((await rewardBalance(context.app.db, shop.brandId, shop.advocate.advocateId)).balance).toBe(20);
   });
 
+  it('writes the new conversions of a run in one statement when the shoppers carried the code (no discount code to claim), the third held for review', async () => {
+    const shop = await shopWithVelocityLimit();
+    const carried = (orderId: string, customer: number) =>
+      variant(orderOf(orderId, customer), (order) => {
+        order.discount_codes = [];
+        order.discount_applications = [];
+        order.note_attributes = [{ name: 'ref', value: 'TENOFF' }];
+      });
+    await send(shop, [
+      ['carried-a', carried('5500000000001', 1)],
+      ['carried-b', carried('5500000000002', 2)],
+      ['carried-c', carried('5500000000003', 3)],
+    ]);
+
+    const statements: string[] = [];
+    const count = (query: { sql: string }) => statements.push(query.sql);
+    context.app.db.on('query', count);
+    try {
+      expect(await processInbox(context.app.db, { brandId: shop.brandId, concurrency: 1 })).toEqual({ done: 3, retrying: 0, failed: 0 });
+    } finally {
+      context.app.db.off('query', count);
+    }
+    expect(statements.filter((sql) => /INSERT INTO conversions/i.test(sql))).toHaveLength(isEmbedded(context.app.db) ? 3 : 1);
+
+    for (const webhookId of ['carried-a', 'carried-b', 'carried-c']) {
+      expect(await row(shop.brandId, webhookId)).toMatchObject({ status: 'done', attempts: 1, outcome: 'conversion_recorded' });
+    }
+    const conversions = await context.app.db('conversions').where({ brand_id: shop.brandId }).orderBy('order_id').select('order_id', 'claim_id', 'referrer_reward_paid');
+    expect(conversions).toEqual([
+      { order_id: '5500000000001', claim_id: null, referrer_reward_paid: '10.00' },
+      { order_id: '5500000000002', claim_id: null, referrer_reward_paid: '10.00' },
+      { order_id: '5500000000003', claim_id: null, referrer_reward_paid: '10.00' },
+    ]);
+    const reviews = await context.app.db('referral_reviews').where({ brand_id: shop.brandId }).select('status', 'reasons');
+    expect(reviews).toEqual([{ status: 'open', reasons: [{ code: 'velocity', detail: 'more than 2 conversions for this advocate within an hour' }] }]);
+    expect((await rewardBalance(context.app.db, shop.brandId, shop.advocate.advocateId)).balance).toBe(20);
+  });
+
   it('fails a bad payload on its own and records its neighbours once each, though their first attempt was rolled back with it', async () => {
     const shop = await shopWithVelocityLimit();
     await send(shop, [

@@ -1,9 +1,9 @@
 import type { Brand } from '../../../core/brands/brand';
-import type { PaidOrderInput } from '../../../core/conversions/record-paid-order';
-import { recordPaidOrder, writePaidOrder } from '../../../core/conversions/record-paid-order';
+import type { Knex } from 'knex';
+import { type PaidOrderInput, type PaidOrderResult, recordPaidOrder, writePaidOrder, writePaidOrders } from '../../../core/conversions/record-paid-order';
 import type { Delivery } from '../inbox';
 import { mapPaidOrder } from '../map-paid-order';
-import type { HandlerOutcome, TopicHandler } from './topic-handler';
+import type { DeliveryRunFacts, HandlerOutcome, TopicHandler } from './topic-handler';
 
 /**
  * What an orders/paid delivery asks core to record: the same paid order every other channel
@@ -26,7 +26,42 @@ export const handleOrdersPaid: TopicHandler = async (trx, brand, delivery, body,
   const paid = paidOrderOf(brand, delivery, body);
   if ('ignored' in paid) return paid.ignored;
   const { order } = paid;
-  const { result, claim_id } = facts ? await writePaidOrder(trx, { brand, order }, facts.paidOrders) : await recordPaidOrder(trx, brand, order);
+  return outcomeOf(order, facts ? await writePaidOrder(trx, { brand, order }, facts.paidOrders) : await recordPaidOrder(trx, brand, order));
+};
+
+/** A run's orders/paid deliveries with their brands (null: gone) and parsed bodies. */
+export interface PaidDelivery {
+  delivery: Delivery;
+  brand: Brand | null;
+  body: unknown;
+}
+
+/**
+ * handleOrdersPaid for a whole run at once: its orders are written as one batch (writePaidOrders:
+ * the new conversions in one statement), each delivery answered with its own outcome. A throw
+ * fails the run, which is then processed delivery by delivery.
+ */
+export async function handleOrdersPaidRun(trx: Knex.Transaction, deliveries: PaidDelivery[], facts: DeliveryRunFacts): Promise<HandlerOutcome[]> {
+  const outcomes: HandlerOutcome[] = [];
+  const orders: Array<{ index: number; order: PaidOrderInput; brand: Brand }> = [];
+  for (const [index, { delivery, brand, body }] of deliveries.entries()) {
+    if (!brand) {
+      outcomes[index] = BRAND_GONE;
+      continue;
+    }
+    const paid = paidOrderOf(brand, delivery, body);
+    if ('ignored' in paid) outcomes[index] = paid.ignored;
+    else orders.push({ index, order: paid.order, brand });
+  }
+  const results = await writePaidOrders(trx, orders.map(({ brand, order }) => ({ brand, order })), facts.paidOrders);
+  orders.forEach(({ index, order }, position) => (outcomes[index] = outcomeOf(order, results[position]!)));
+  return outcomes;
+}
+
+export const BRAND_GONE: HandlerOutcome = { outcome: 'ignored: the brand no longer exists' };
+
+/** What the inbox row keeps of a recorded paid order. */
+function outcomeOf(order: PaidOrderInput, { result, claim_id }: PaidOrderResult): HandlerOutcome {
   const orderId = order.conversion.order_id;
   if (!result.attributed) return { outcome: 'not_attributed', result: { order_id: orderId } };
   return {
@@ -39,4 +74,4 @@ export const handleOrdersPaid: TopicHandler = async (trx, brand, delivery, body,
       status: result.conversion.status,
     },
   };
-};
+}
