@@ -39,6 +39,18 @@ describe('orders/paid deliveries processed as one run', () => {
     }
   };
   const row = (brandId: string, webhookId: string) => inboxRow(context.app.db, brandId, webhookId);
+  /** Processes the brand's three deliveries (one lane), returning the SQL of every statement it ran. */
+  const processCountingStatements = async (brandId: string) => {
+    const statements: string[] = [];
+    const count = (query: { sql: string }) => statements.push(query.sql);
+    context.app.db.on('query', count);
+    try {
+      expect(await processInbox(context.app.db, { brandId, concurrency: 1 })).toEqual({ done: 3, retrying: 0, failed: 0 });
+    } finally {
+      context.app.db.off('query', count);
+    }
+    return statements;
+  };
 
   it('reads the run once, and a later order finds what an earlier one wrote: the third within the hour is held by the velocity rule', async () => {
     const shop = await shopWithVelocityLimit();
@@ -48,14 +60,7 @@ describe('orders/paid deliveries processed as one run', () => {
       ['run-c', orderOf('5100000000003', 3)],
     ]);
 
-    const statements: string[] = [];
-    const count = (query: { sql: string }) => statements.push(query.sql);
-    context.app.db.on('query', count);
-    try {
-      expect(await processInbox(context.app.db, { brandId: shop.brandId, concurrency: 1 })).toEqual({ done: 3, retrying: 0, failed: 0 });
-    } finally {
-      context.app.db.off('query', count);
-    }
+    const statements = await processCountingStatements(shop.brandId);
     // The run read its brand once, not once per delivery (the embedded database takes one delivery per batch).
     expect(statements.filter((sql) => /from "brands"/.test(sql))).toHaveLength(isEmbedded(context.app.db) ? 3 : 1);
 
@@ -88,14 +93,7 @@ describe('orders/paid deliveries processed as one run', () => {
       ['carried-c', carried('5500000000003', 3)],
     ]);
 
-    const statements: string[] = [];
-    const count = (query: { sql: string }) => statements.push(query.sql);
-    context.app.db.on('query', count);
-    try {
-      expect(await processInbox(context.app.db, { brandId: shop.brandId, concurrency: 1 })).toEqual({ done: 3, retrying: 0, failed: 0 });
-    } finally {
-      context.app.db.off('query', count);
-    }
+    const statements = await processCountingStatements(shop.brandId);
     expect(statements.filter((sql) => /INSERT INTO conversions/i.test(sql))).toHaveLength(isEmbedded(context.app.db) ? 3 : 1);
 
     for (const webhookId of ['carried-a', 'carried-b', 'carried-c']) {
