@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { lookUpByKeys } from '../db/look-up-by-keys';
-import { prepared } from '../db/prepared-statement';
+import { statementOnce } from '../db/prepared-statement';
 import type { Executor } from '../db/transaction';
 import { Conflict, Invalid, NotFound } from '../errors';
 import type { CodeKind } from './code-kind';
@@ -170,6 +170,10 @@ export function brandCodeKey(brandId: string, code: string): string {
   return `${brandId}:${normalizeCode(code)}`;
 }
 
+const codeOwnersByKey = statementOnce(1, (db, [keys]) =>
+  lookUpByKeys(db, 'brand_id uuid, code_normalized text', keys!, codeOwners(db).select('c.brand_id').whereRaw('c.brand_id = k.brand_id AND c.code_normalized = k.code_normalized').limit(1)),
+);
+
 /**
  * Resolves the candidate codes of several orders, of any brands, in one query: their owners by
  * brandCodeKey (unknown codes are absent).
@@ -178,8 +182,7 @@ export async function findReferralCodes(db: Executor, named: Array<{ brandId: st
   const keys = new Map(named.map(({ brandId, code }) => [brandCodeKey(brandId, code), { brandId, code: normalizeCode(code) }]));
   if (keys.size === 0) return new Map();
   const pairs = [...keys.values()].map(({ brandId, code }) => ({ brand_id: brandId, code_normalized: code }));
-  const byKey = codeOwners(db).select('c.brand_id').whereRaw('c.brand_id = k.brand_id AND c.code_normalized = k.code_normalized').limit(1);
-  const rows: Array<CodeOwnerRow & { brand_id: string }> = (await prepared(db, lookUpByKeys(db, 'brand_id uuid, code_normalized text', pairs, byKey))).rows;
+  const rows: Array<CodeOwnerRow & { brand_id: string }> = (await codeOwnersByKey(db, [JSON.stringify(pairs)])).rows;
   return new Map(rows.map((row) => [`${row.brand_id}:${row.code_normalized}`, toCodeOwner(row)]));
 }
 

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { ReferralType } from '../conversions/referral-type';
 import { lookUpByKeys } from '../db/look-up-by-keys';
-import { prepared } from '../db/prepared-statement';
+import { statementOnce } from '../db/prepared-statement';
 import type { Executor } from '../db/transaction';
 import type { ClaimStatus } from './claim-status';
 
@@ -59,23 +59,38 @@ export interface ClaimsOfOrders {
   pending: Map<string, ClaimRecord[]>;
 }
 
+// The claims named by id, then every pending claim of the customers (OFFSET 0: knex leaves an offset of 0 out of a builder).
+const claimsOfOrders = statementOnce(2, (db, [named, customers]) =>
+  db.raw('? UNION ALL ?', [
+    lookUpByKeys(
+      db,
+      'brand_id uuid, claim_id bigint',
+      named!,
+      db('claims').select(db.raw(`'named' AS wanted_as`), ...CLAIM_COLUMNS, 'brand_id').whereRaw('claims.brand_id = k.brand_id AND claims.claim_id = k.claim_id').limit(1),
+    ),
+    lookUpByKeys(
+      db,
+      'brand_id uuid, email_normalized text, window_days integer',
+      customers!,
+      db.raw(
+        `SELECT 'pending' AS wanted_as, ${CLAIM_COLUMNS.join(', ')}, brand_id FROM claims
+         WHERE claims.brand_id = k.brand_id AND claims.email_normalized = k.email_normalized AND claims.status = 'pending'
+           AND claims.created_at >= now() - make_interval(days => k.window_days)
+         OFFSET 0`,
+      ),
+    ),
+  ]),
+);
+
 /** The claims a batch of orders names and its customers' pending claims, in one query. */
 export async function findClaimsOfOrders(db: Executor, wanted: ClaimsWanted): Promise<ClaimsOfOrders> {
   const found: ClaimsOfOrders = { named: new Map(), pending: new Map() };
   const customers = [...new Map(wanted.customers.map((customer) => [`${customer.brandId}:${customer.emailNormalized}`, customer])).values()];
   if (wanted.named.length === 0 && customers.length === 0) return found;
-  const named = db('claims').select(db.raw(`'named' AS wanted_as`), ...CLAIM_COLUMNS, 'brand_id').whereRaw('claims.brand_id = k.brand_id AND claims.claim_id = k.claim_id').limit(1);
-  // Every pending claim of the customer (OFFSET 0: knex leaves an offset of 0 out of a builder).
-  const pending = db.raw(
-    `SELECT 'pending' AS wanted_as, ${CLAIM_COLUMNS.join(', ')}, brand_id FROM claims
-     WHERE claims.brand_id = k.brand_id AND claims.email_normalized = k.email_normalized AND claims.status = 'pending'
-       AND claims.created_at >= now() - make_interval(days => k.window_days)
-     OFFSET 0`,
-  );
-  const { rows } = await prepared(db, db.raw('? UNION ALL ?', [
-    lookUpByKeys(db, 'brand_id uuid, claim_id bigint', wanted.named.map((claim) => ({ brand_id: claim.brandId, claim_id: claim.claimId })), named),
-    lookUpByKeys(db, 'brand_id uuid, email_normalized text, window_days integer', customers.map((c) => ({ brand_id: c.brandId, email_normalized: c.emailNormalized, window_days: c.windowDays })), pending),
-  ]));
+  const { rows } = await claimsOfOrders(db, [
+    JSON.stringify(wanted.named.map((claim) => ({ brand_id: claim.brandId, claim_id: claim.claimId }))),
+    JSON.stringify(customers.map((c) => ({ brand_id: c.brandId, email_normalized: c.emailNormalized, window_days: c.windowDays }))),
+  ]);
   for (const { wanted_as, brand_id, ...row } of rows as Array<ClaimRow & { wanted_as: 'named' | 'pending'; brand_id: string }>) {
     const claim = toClaim(row);
     if (wanted_as === 'named') found.named.set(`${brand_id}:${claim.claim_id}`, claim);

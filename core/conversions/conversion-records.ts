@@ -3,7 +3,7 @@ import type { Brand } from '../brands/brand';
 import type { ClaimRecord } from '../claims/claim-records';
 import { lockKey } from '../db/advisory-lock';
 import { lookUpByKeys } from '../db/look-up-by-keys';
-import { prepared } from '../db/prepared-statement';
+import { statementOnce } from '../db/prepared-statement';
 import { type ReviewSummary, reviewColumn } from '../fraud/reviews';
 import { creditNewRewards } from '../ledger/reward-ledger';
 import { type NewRewardOptions, insertNewRewards, newRewardStatus } from '../rewards/reward-records';
@@ -32,6 +32,18 @@ export function brandOrderKey(brandId: string, orderId: string): string {
   return `${brandId}:${orderId}`;
 }
 
+const existingByOrder = statementOnce(1, (db, [keys]) =>
+  lookUpByKeys(
+    db,
+    'brand_id uuid, order_id text',
+    keys!,
+    db('conversions')
+      .select([...CONVERSION_VIEW_COLUMNS, 'brand_id', reviewColumn(db)])
+      .whereRaw('conversions.brand_id = k.brand_id AND conversions.order_id = k.order_id')
+      .limit(1),
+  ),
+);
+
 /**
  * The conversions already recorded for several orders (of any brands) by order_id, in one query,
  * by brandOrderKey (one index look-up per order). No row lock: a repeat only reads (so it writes no WAL); completeIfPending
@@ -43,11 +55,7 @@ export async function findExistingConversions(
 ): Promise<Map<string, ExistingConversion>> {
   if (orders.length === 0) return new Map();
   const keys = [...new Map(orders.map(({ brandId, orderId }) => [brandOrderKey(brandId, orderId), { brand_id: brandId, order_id: orderId }])).values()];
-  const byKey = trx('conversions')
-    .select([...CONVERSION_VIEW_COLUMNS, 'brand_id', reviewColumn(trx)])
-    .whereRaw('conversions.brand_id = k.brand_id AND conversions.order_id = k.order_id')
-    .limit(1);
-  const { rows } = await prepared(trx, lookUpByKeys(trx, 'brand_id uuid, order_id text', keys, byKey));
+  const { rows } = await existingByOrder(trx, [JSON.stringify(keys)]);
   return new Map((rows as Array<ExistingConversion & { brand_id: string }>).map(({ brand_id, ...row }) => [brandOrderKey(brand_id, row.order_id!), row]));
 }
 

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { normalizeEmail } from '../advocates/normalize';
 import type { Brand } from '../brands/brand';
 import { markClaimsConvertedBy } from '../claims/claim-records';
-import { prepared } from '../db/prepared-statement';
+import { statementOnce } from '../db/prepared-statement';
 import { canonicalIp } from '../fraud/client-ip';
 import type { FraudReason } from '../fraud/fraud-rules';
 import { openReviews } from '../fraud/review-hold';
@@ -45,8 +45,8 @@ const COLUMN_NAMES = CONVERSION_COLUMNS.map(([column]) => column).join(', ');
  * batch*): the rows come in as one JSON array; each inserted row gets its product lines, its
  * reward and the reward's ledger entry (when completed), its review (when the rules gave reasons)
  * and its claim marked converted. ON CONFLICT DO NOTHING: a row another request wrote first comes
- * back as no row, so its order gets no lines, credit or claim change here. The text never changes,
- * so each pooled connection plans it once.
+ * back as no row, so its order gets no lines, credit or claim change here. The text never changes:
+ * knex compiles it once per process, and each pooled connection plans it once.
  */
 const INSERT_SQL = `
 WITH input AS (
@@ -78,6 +78,10 @@ claim AS (?)
 SELECT conversion.item, ${CONVERSION_VIEW_COLUMNS.map((column) => `conversion.${column}`).join(', ')}, review.review_id
 FROM conversion LEFT JOIN review ON review.brand_id = conversion.brand_id AND review.conversion_id = conversion.conversion_id`;
 
+const insertStatement = statementOnce(1, (db, [records]) =>
+  db.raw(INSERT_SQL, [records!, insertNewRewards(db, 'conversion'), creditNewRewards(db, 'reward'), openReviews(db, 'conversion'), markClaimsConvertedBy(db, 'conversion')]),
+);
+
 /**
  * Writes the conversions, answering each by position: its row with its review id, or undefined
  * when another request recorded the order first (a lost race). At most one row per order (by
@@ -86,16 +90,7 @@ FROM conversion LEFT JOIN review ON review.brand_id = conversion.brand_id AND re
 export async function insertConversions(trx: Knex.Transaction, conversions: NewConversion[]): Promise<Array<InsertedConversion | undefined>> {
   if (conversions.length === 0) return [];
   const records = conversions.map((conversion, item) => ({ item, ...conversionRecord(conversion) }));
-  const { rows } = await prepared(
-    trx,
-    trx.raw(INSERT_SQL, [
-      JSON.stringify(records),
-      insertNewRewards(trx, 'conversion'),
-      creditNewRewards(trx, 'reward'),
-      openReviews(trx, 'conversion'),
-      markClaimsConvertedBy(trx, 'conversion'),
-    ]),
-  );
+  const { rows } = await insertStatement(trx, [JSON.stringify(records)]);
   const byItem = new Map((rows as Array<InsertedConversion & { item: number }>).map(({ item, ...row }) => [item, row]));
   return conversions.map((_, item) => byItem.get(item));
 }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { prepared } from '../db/prepared-statement';
+import { statementOnce } from '../db/prepared-statement';
 import { type FraudSettings, type FraudSignals, type ScreenedOrder, activeLimit } from './fraud-rules';
 
 /**
@@ -56,6 +56,8 @@ SELECT
 ) AS s
 `;
 
+const signalsStatement = statementOnce(1, (db, [orders]) => db.raw(SIGNALS_SQL, { orders: orders! }));
+
 interface SignalsRow {
   item_no: number;
   advocate_email: string | null;
@@ -93,7 +95,7 @@ export async function fraudSignals(trx: Knex.Transaction, requests: SignalsReque
     advocate_limit: limitOf(r.brand, r.brand.fraud_max_per_advocate_hour),
     ip_limit: limitOf(r.brand, r.brand.fraud_max_per_ip_day),
   }));
-  const { rows } = await prepared(trx, trx.raw(SIGNALS_SQL, { orders: JSON.stringify(orders) }));
+  const { rows } = await signalsStatement(trx, [JSON.stringify(orders)]);
   const byItem = new Map((rows as SignalsRow[]).map((row) => [Number(row.item_no), row]));
   return requests.map((_, index) => {
     const row = byItem.get(index)!;

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { Executor } from '../db/transaction';
 import type { Brand } from '../brands/brand';
 import { rewardSums } from '../ledger/reward-ledger';
 import { currencyExponent } from '../currency';
@@ -17,7 +18,7 @@ import { approveReward, voidReward } from '../rewards/reward-transitions';
  * `source`: brand_id, conversion_id, advocate_id, reasons jsonb) that the rules gave reasons; the
  * others get none. Returns brand_id, conversion_id, review_id.
  */
-export function openReviews(db: Knex.Transaction, source: string): Knex.Raw {
+export function openReviews(db: Executor, source: string): Knex.Raw {
   return db.raw(
     `INSERT INTO referral_reviews (brand_id, conversion_id, advocate_id, reasons)
      SELECT brand_id, conversion_id, advocate_id, reasons FROM ?? WHERE jsonb_array_length(reasons) > 0
