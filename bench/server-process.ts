@@ -55,6 +55,13 @@ function childrenOf(pid: number): number[] {
   }
 }
 
+/** The node flags `npm run start:prod` runs the compiled server with, so the bench measures what production runs. */
+function productionNodeFlags(): string[] {
+  const scripts = JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', 'package.json'), 'utf8')).scripts as Record<string, string>;
+  const words = scripts['start:prod']!.split(/\s+/);
+  return words.slice(words.indexOf('node') + 1, words.indexOf('dist/server/main.js'));
+}
+
 export interface ServerOptions {
   /** `node dist/server/main.js` (after `npm run build`) instead of tsx on the TypeScript. */
   compiled?: boolean;
@@ -70,7 +77,7 @@ export async function startServer(env: Record<string, string>, options: ServerOp
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'referrals-bench-'));
   // BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the server.
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const entry = options.compiled ? ['dist/server/main.js'] : ['--import', 'tsx', 'server/main.ts'];
+  const entry = options.compiled ? [...productionNodeFlags(), 'dist/server/main.js'] : ['--import', 'tsx', 'server/main.ts'];
   const child = spawn(process.execPath, [...nodeArgs, ...entry], {
     cwd: path.resolve(__dirname, '..'),
     env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', DATA_DIR: dataDir, ...env, PORT: String(port) },
