@@ -9,6 +9,7 @@ import { openReviews } from '../fraud/review-hold';
 import { creditNewRewards } from '../ledger/reward-ledger';
 import { type Minor, convertShare, decimalFromMinor, minorFromDecimal, percentOf, toMinor } from '../money';
 import { type NewRewardOptions, insertNewRewards, newRewardStatus } from '../rewards/reward-records';
+import type { RewardStatus } from '../rewards/reward-status';
 import type { ConversionInput } from './conversion-input';
 import type { ConversionMoney } from './conversion-money';
 import type { Attribution } from './conversion-records';
@@ -95,6 +96,11 @@ export async function insertConversions(trx: Knex.Transaction, conversions: NewC
   return conversions.map((_, item) => byItem.get(item));
 }
 
+/** The status the new conversion's reward starts in: in review when the caller or the fraud rules hold it. */
+export function newConversionRewardStatus({ brand, rewardOptions, reasons }: Pick<NewConversion, 'brand' | 'rewardOptions' | 'reasons'>): RewardStatus {
+  return newRewardStatus(brand, { inReview: rewardOptions.inReview === true || reasons.length > 0 });
+}
+
 /** The statement's record of one new conversion: its row, its reward's start and its review's reasons and lines. */
 function conversionRecord({ brand, input, attribution, money, rewardOptions, reasons }: NewConversion) {
   const decimal = (minor: Minor) => decimalFromMinor(minor, money.exponent);
@@ -131,7 +137,7 @@ function conversionRecord({ brand, input, attribution, money, rewardOptions, rea
     source: input.source ?? null,
     coupons_applied: input.coupons_applied,
     metadata: { ...input.metadata, attributed_via: attribution.via },
-    reward_status: newRewardStatus(brand, { inReview: rewardOptions.inReview === true || reasons.length > 0 }),
+    reward_status: newConversionRewardStatus({ brand, rewardOptions, reasons }),
     hold_days: brand.reward_hold_days,
     reasons,
     lines: productRows(input, money),

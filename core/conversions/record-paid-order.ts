@@ -7,14 +7,14 @@ import type { ClaimRecord } from '../claims/claim-records';
 import { claimForRedemption } from '../claims/redemption-claim';
 import type { ReviewSummary } from '../fraud/reviews';
 import { screenConversion } from '../fraud/screen-conversion';
-import { type NewRewardOptions, newRewardStatus } from '../rewards/reward-records';
+import type { NewRewardOptions } from '../rewards/reward-records';
 import { emitWebhookEvents } from '../webhooks/emit-event';
 import { conversionCreatedEvents } from '../webhooks/conversion-events';
 import { type OrderCodes, type Referrer, findReferrer } from './attribute-conversion';
 import type { ConversionInput } from './conversion-input';
 import { conversionMoney } from './conversion-money';
 import { type Attribution, type ExistingConversion, completeIfPending, findExistingConversion } from './conversion-records';
-import { type InsertedConversion, type NewConversion, insertConversions } from './insert-conversions';
+import { type InsertedConversion, type NewConversion, insertConversions, newConversionRewardStatus } from './insert-conversions';
 import { type ConversionView, toConversionView } from './conversion-view';
 import { PaidOrderBatch } from './paid-order-batch';
 
@@ -127,8 +127,7 @@ async function answerNew(trx: Knex.Transaction, batch: PaidOrderBatch, decided: 
   const review: ReviewSummary | null = inserted.review_id === null ? null : { review_id: Number(inserted.review_id), status: 'open', reasons };
   const conversion = toConversionView(inserted);
   // Webhooks (docs/webhooks.md): in the batch's transaction; a duplicate returned above emits nothing.
-  const rewardStatus = newRewardStatus(brand, { inReview: rewardOptions.inReview || reasons.length > 0 });
-  await emitWebhookEvents(trx, brand.brand_id, conversionCreatedEvents({ ...conversion, review }, rewardStatus));
+  await emitWebhookEvents(trx, brand.brand_id, conversionCreatedEvents({ ...conversion, review }, newConversionRewardStatus(decided)));
   batch.wrote(brand.brand_id, input, { ...inserted, review });
   return { result: { attributed: true, duplicate: false, conversion, review }, claim_id: attribution.claim?.claim_id ?? null };
 }
