@@ -15,6 +15,7 @@ const settings = z
     CONVERSION_BATCH_MAX: z.coerce.number().int().min(1).max(1000).default(64),
     CONVERSION_BATCH_IN_FLIGHT: z.coerce.number().int().min(1).max(64).optional(),
     CONVERSION_BATCH_WAIT_MS: z.coerce.number().int().min(0).max(1000).default(0),
+    CONVERSION_BATCH_BUSY_WAIT_MS: z.coerce.number().int().min(0).max(1000).default(2),
   })
   .parse(process.env);
 
@@ -22,6 +23,7 @@ export interface WriteBatchSettings {
   maxBatch: number;
   maxInFlight: number;
   maxWaitMs: number;
+  busyWaitMs: number;
 }
 
 export const writeBatchSettings: WriteBatchSettings = {
@@ -29,6 +31,7 @@ export const writeBatchSettings: WriteBatchSettings = {
   // Unbatched, every request may hold a pooled connection as before.
   maxInFlight: settings.CONVERSION_BATCH_IN_FLIGHT ?? (settings.CONVERSION_BATCH_MAX === 1 ? 10 : 4),
   maxWaitMs: settings.CONVERSION_BATCH_WAIT_MS,
+  busyWaitMs: settings.CONVERSION_BATCH_BUSY_WAIT_MS,
 };
 
 /** The app's batchers, one per use case: every request of the app shares their transactions. */

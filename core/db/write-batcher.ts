@@ -40,6 +40,13 @@ export interface WriteBatcherOptions<Item, Result, Batch = undefined> {
   maxQueue?: number;
   /** How long the first waiting item may wait for company; 0: the next turn of the event loop. */
   maxWaitMs?: number;
+  /**
+   * How long the first waiting item waits for company when company is likely: another batch is
+   * being written, or the last batch had company and ended a moment ago (like PostgreSQL's
+   * commit_delay, which applies only when other transactions are active). Under load batches grow
+   * and the event loop wakes less often; a lone client's requests are still written at once.
+   */
+  busyWaitMs?: number;
 }
 
 /** The queue is full: the database is not keeping up. SQLSTATE 53000 (insufficient resources) marks it as an outage to retry. */
@@ -53,6 +60,8 @@ export class BatchQueueFull extends Error {
 
 interface Waiting<Item, Result> {
   item: Item;
+  /** performance.now() when it was submitted. */
+  queuedAt: number;
   resolve: (result: Result) => void;
   reject: (error: unknown) => void;
 }
@@ -64,6 +73,9 @@ function isTransient(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === '40P01' || code === '40001';
 }
+
+/** A batch that ended this recently, with company, says more requests are on their way (busyWaitMs). */
+const RECENT_MS = 10;
 
 /** Attempts at a batch that meets a deadlock or serialization failure before its items are answered. */
 const TRANSIENT_ATTEMPTS = 3;
@@ -87,9 +99,12 @@ export function createWriteBatcher<Item, Result, Batch = undefined>(db: Knex, op
   const maxInFlight = isEmbedded(db) ? 1 : Math.max(1, options.maxInFlight ?? 4);
   const maxQueue = options.maxQueue ?? 10_000;
   const maxWaitMs = options.maxWaitMs ?? 0;
+  const busyWaitMs = options.busyWaitMs ?? 0;
   const queue: Waiting<Item, Result>[] = [];
   let inFlight = 0;
   let scheduled = false;
+  // The last batch that ended: its size and when (performance.now()).
+  let lastBatch = { size: 0, endedAt: -Infinity };
 
   const prepare = (trx: Knex.Transaction, batch: Waiting<Item, Result>[]): Promise<Batch> =>
     options.prepare ? options.prepare(trx, batch.map(({ item }) => item)) : Promise.resolve(undefined as Batch);
@@ -179,6 +194,7 @@ export function createWriteBatcher<Item, Result, Batch = undefined>(db: Knex, op
       inFlight += 1;
       void writeBatch(batch).finally(() => {
         inFlight -= 1;
+        lastBatch = { size: batch.length, endedAt: performance.now() };
         schedule();
       });
     }
@@ -193,7 +209,11 @@ export function createWriteBatcher<Item, Result, Batch = undefined>(db: Knex, op
       scheduled = false;
       flush();
     };
-    if (maxWaitMs > 0) setTimeout(run, maxWaitMs);
+    // The wait counts from the first waiting item's arrival: an item queued behind a full pipeline has waited already.
+    const now = performance.now();
+    const companyLikely = inFlight > 0 || (lastBatch.size > 1 && now - lastBatch.endedAt < RECENT_MS);
+    const wait = Math.max(maxWaitMs, companyLikely ? busyWaitMs - (now - queue[0]!.queuedAt) : 0);
+    if (wait >= 1) setTimeout(run, wait);
     else setImmediate(run);
   }
 
@@ -201,7 +221,7 @@ export function createWriteBatcher<Item, Result, Batch = undefined>(db: Knex, op
     submit(item) {
       if (queue.length >= maxQueue) return Promise.reject(new BatchQueueFull(maxQueue));
       return new Promise<Result>((resolve, reject) => {
-        queue.push({ item, resolve, reject });
+        queue.push({ item, queuedAt: performance.now(), resolve, reject });
         schedule();
       });
     },

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
 import pino from 'pino';
-import { createDatabase } from '../../core/db/create-database';
+import { createDatabase, isEmbedded } from '../../core/db/create-database';
 import { BatchQueueFull, createWriteBatcher } from '../../core/db/write-batcher';
 import { createApp } from '../../server/app';
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
@@ -160,6 +160,36 @@ describe('the write batcher', () => {
     expect(failing[1]).toMatchObject({ status: 'rejected', reason: { code: '22012' } });
     expect(failing[2]).toEqual({ status: 'fulfilled', value: 505 });
     expect(await db(table).whereIn('n', [501, 502, 503, 504, 505]).orderBy('n').pluck('n')).toEqual([501, 502, 504, 505]);
+  });
+
+  it('writes an item at once when nothing else is being written, and under load lets the next item wait busyWaitMs for company', async () => {
+    const batches: number[][] = [];
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const options = (busyWaitMs: number) => ({
+      busyWaitMs,
+      write: async () => 0,
+      writeAll: async (trx: Knex.Transaction, items: number[]) => {
+        batches.push(items);
+        await trx(table).insert(items.map((n) => ({ n })));
+        if (items.includes(601) || items.includes(611)) await sleep(400); // keeps the first batch in flight
+        return items;
+      },
+    });
+    const run = async (busyWaitMs: number, [first, second, third]: number[]) => {
+      const batcher = createWriteBatcher<number, number>(db, options(busyWaitMs));
+      const answers = [batcher.submit(first!)];
+      await sleep(50); // the first batch is being written
+      answers.push(batcher.submit(second!));
+      await sleep(30);
+      answers.push(batcher.submit(third!));
+      return Promise.all(answers);
+    };
+
+    expect(await run(300, [601, 602, 603])).toEqual([601, 602, 603]);
+    // The same arrivals without the busy wait: the second goes alone at the next turn of the loop.
+    expect(await run(0, [611, 612, 613])).toEqual([611, 612, 613]);
+    // The embedded database writes one batch at a time: there the later two wait for the first anyway.
+    expect(batches).toEqual(isEmbedded(db) ? [[601], [602, 603], [611], [612, 613]] : [[601], [602, 603], [611], [612], [613]]);
   });
 
   it('writes a batch again when PostgreSQL picks it as a deadlock victim (twice running), and answers each item once', async () => {
