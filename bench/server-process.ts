@@ -55,11 +55,17 @@ function childrenOf(pid: number): number[] {
   }
 }
 
-/** The node flags `npm run start:prod` runs the compiled server with, so the bench measures what production runs. */
-function productionNodeFlags(): string[] {
+/**
+ * What `npm run start:prod` runs the compiled server with (`exec env NAME=value … node <flags>
+ * dist/server/main.js`): its environment settings and node flags, so the bench measures what
+ * production runs.
+ */
+function productionLaunch(): { env: Record<string, string>; nodeFlags: string[] } {
   const scripts = JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', 'package.json'), 'utf8')).scripts as Record<string, string>;
   const words = scripts['start:prod']!.split(/\s+/);
-  return words.slice(words.indexOf('node') + 1, words.indexOf('dist/server/main.js'));
+  const node = words.indexOf('node');
+  const env = Object.fromEntries(words.slice(0, node).filter((word) => word.includes('=')).map((word) => word.split('=', 2) as [string, string]));
+  return { env, nodeFlags: words.slice(node + 1, words.indexOf('dist/server/main.js')) };
 }
 
 export interface ServerOptions {
@@ -77,10 +83,11 @@ export async function startServer(env: Record<string, string>, options: ServerOp
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'referrals-bench-'));
   // BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the server.
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const entry = options.compiled ? [...productionNodeFlags(), 'dist/server/main.js'] : ['--import', 'tsx', 'server/main.ts'];
+  const production = options.compiled ? productionLaunch() : { env: {}, nodeFlags: [] };
+  const entry = options.compiled ? [...production.nodeFlags, 'dist/server/main.js'] : ['--import', 'tsx', 'server/main.ts'];
   const child = spawn(process.execPath, [...nodeArgs, ...entry], {
     cwd: path.resolve(__dirname, '..'),
-    env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', DATA_DIR: dataDir, ...env, PORT: String(port) },
+    env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', DATA_DIR: dataDir, ...production.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
