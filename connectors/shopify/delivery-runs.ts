@@ -14,7 +14,7 @@ export interface DeliveryRun {
   brands: Map<string, Brand>;
   /** Each delivery's body, parsed once (absent: it did not parse; its handler says why). */
   bodies: Map<string, unknown>;
-  /** Null: the run's read failed, and each order reads its own look-ups. */
+  /** Null: not read (a run of one order reads them as cheaply without the savepoint) or the read failed: each order reads its own. */
   facts: DeliveryRunFacts | null;
 }
 

@@ -7,8 +7,8 @@ import { DomainError } from '../../core/errors';
 import { type DeliveryRun, readRun, runsOf } from './delivery-runs';
 import type { Delivery } from './inbox';
 import { parseLosslessJson } from './parse-lossless-json';
-import { BRAND_GONE, handleOrdersPaidRun } from './topics/orders-paid';
-import { type DeliveryRunFacts, type HandlerOutcome, RetryLater } from './topics/topic-handler';
+import { handleOrdersPaidRun } from './topics/orders-paid';
+import { BRAND_GONE, type DeliveryRunFacts, type HandlerOutcome, RetryLater } from './topics/topic-handler';
 import { TOPIC_HANDLERS } from './topics/topic-handlers';
 
 /** A failing delivery is tried this many times before it is marked `failed`. */

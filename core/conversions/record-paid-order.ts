@@ -48,7 +48,7 @@ export interface PaidOrder {
   order: PaidOrderInput;
 }
 
-/** recordPaidOrder for one order alone (Shopify's inbox, Medusa, tests): a batch of one. */
+/** A paid order alone (Medusa, tests): a batch of one, reading its own look-ups. */
 export async function recordPaidOrder(trx: Knex.Transaction, brand: Brand, order: PaidOrderInput): Promise<PaidOrderResult> {
   const item = { brand, order };
   return writePaidOrder(trx, item, await PaidOrderBatch.read(trx, [item]));
@@ -64,10 +64,8 @@ export async function recordPaidOrder(trx: Knex.Transaction, brand: Brand, order
  * credit (or review) and its claim's status are written together.
  */
 export async function writePaidOrder(trx: Knex.Transaction, item: PaidOrder, batch: PaidOrderBatch): Promise<PaidOrderResult> {
-  const decision = await decidePaidOrder(trx, item, batch);
-  if (!isNew(decision)) return decision;
-  const [inserted] = await insertConversions(trx, [decision]);
-  return answerNew(trx, batch, decision, inserted);
+  const [result] = await writePaidOrders(trx, [item], batch);
+  return result!;
 }
 
 /**

@@ -3,16 +3,7 @@ import type { Knex } from 'knex';
 import { isEmbedded } from './create-database';
 import type { Executor } from './transaction';
 
-/**
- * Runs a hot query as a named prepared statement on PostgreSQL, so each pooled connection parses
- * and plans it once: for index look-ups planning costs more than running. The name is a digest of
- * the SQL text, so two different texts never share a name. PGlite runs it unnamed.
- */
-export function prepared<Query extends Knex.QueryBuilder | Knex.Raw>(db: Executor, query: Query): Query {
-  if (isEmbedded(db)) return query;
-  return query.options({ name: statementName(query.toSQL().sql) }) as Query;
-}
-
+/** A prepared statement's name: a digest of its SQL text, so two different texts never share a name. */
 function statementName(sql: string): string {
   return `q_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
 }
@@ -22,9 +13,11 @@ const SLOT = '\u0000value ';
 
 /**
  * A hot statement whose text never changes, compiled by knex once per process and run as a named
- * prepared statement (see prepared): `build` writes it with `slots[i]` where the i-th value goes,
- * and each run only binds the values. Compiling query builders and nested raws on every call,
- * twice with prepared's digest, was a tenth of the server's CPU on the conversion path.
+ * prepared statement on PostgreSQL, so each pooled connection parses and plans it once (for index
+ * look-ups planning costs more than running); PGlite runs it unnamed. `build` writes it with
+ * `slots[i]` where the i-th value goes, and each run only binds the values: compiling query
+ * builders and nested raws on every call, and again for the name's digest, was a tenth of the
+ * server's CPU on the conversion path.
  */
 export function statementOnce(slotCount: number, build: (db: Executor, slots: string[]) => Knex.QueryBuilder | Knex.Raw): (db: Executor, values: unknown[]) => Knex.Raw {
   const slots = Array.from({ length: slotCount }, (_, index) => `${SLOT}${index}`);

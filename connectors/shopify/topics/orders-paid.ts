@@ -1,9 +1,10 @@
 import type { Brand } from '../../../core/brands/brand';
 import type { Knex } from 'knex';
-import { type PaidOrderInput, type PaidOrderResult, recordPaidOrder, writePaidOrder, writePaidOrders } from '../../../core/conversions/record-paid-order';
+import { PaidOrderBatch } from '../../../core/conversions/paid-order-batch';
+import { type PaidOrder, type PaidOrderInput, type PaidOrderResult, writePaidOrders } from '../../../core/conversions/record-paid-order';
 import type { Delivery } from '../inbox';
 import { mapPaidOrder } from '../map-paid-order';
-import type { DeliveryRunFacts, HandlerOutcome, TopicHandler } from './topic-handler';
+import { BRAND_GONE, type DeliveryRunFacts, type HandlerOutcome, type TopicHandler } from './topic-handler';
 
 /**
  * What an orders/paid delivery asks core to record: the same paid order every other channel
@@ -21,13 +22,9 @@ export function paidOrderOf(brand: Brand, delivery: Delivery, body: unknown): { 
   return { order: { conversion: mapped.conversion, redeemed_codes: mapped.redeemed_codes, carried_codes: mapped.carried_codes, claim_source: 'shopify' } };
 }
 
-/** orders/paid → a conversion (and its claim), with the run's look-ups when it has them. */
-export const handleOrdersPaid: TopicHandler = async (trx, brand, delivery, body, facts) => {
-  const paid = paidOrderOf(brand, delivery, body);
-  if ('ignored' in paid) return paid.ignored;
-  const { order } = paid;
-  return outcomeOf(order, facts ? await writePaidOrder(trx, { brand, order }, facts.paidOrders) : await recordPaidOrder(trx, brand, order));
-};
+/** orders/paid → a conversion (and its claim), with the run's look-ups when it has them: a run of one. */
+export const handleOrdersPaid: TopicHandler = async (trx, brand, delivery, body, facts) =>
+  (await handleOrdersPaidRun(trx, [{ delivery, brand, body }], facts ?? null))[0]!;
 
 /** A run's orders/paid deliveries with their brands (null: gone) and parsed bodies. */
 export interface PaidDelivery {
@@ -37,13 +34,13 @@ export interface PaidDelivery {
 }
 
 /**
- * handleOrdersPaid for a whole run at once: its orders are written as one batch (writePaidOrders:
- * the new conversions in one statement), each delivery answered with its own outcome. A throw
- * fails the run, which is then processed delivery by delivery.
+ * orders/paid deliveries written as one batch (writePaidOrders: the new conversions in one
+ * statement), each answered with its own outcome; `facts` are the run's look-ups, read here when
+ * the run has none. A throw fails them all: the inbox then processes them one by one.
  */
-export async function handleOrdersPaidRun(trx: Knex.Transaction, deliveries: PaidDelivery[], facts: DeliveryRunFacts): Promise<HandlerOutcome[]> {
+export async function handleOrdersPaidRun(trx: Knex.Transaction, deliveries: PaidDelivery[], facts: DeliveryRunFacts | null): Promise<HandlerOutcome[]> {
   const outcomes: HandlerOutcome[] = [];
-  const orders: Array<{ index: number; order: PaidOrderInput; brand: Brand }> = [];
+  const orders: Array<{ index: number; paid: PaidOrder }> = [];
   for (const [index, { delivery, brand, body }] of deliveries.entries()) {
     if (!brand) {
       outcomes[index] = BRAND_GONE;
@@ -51,14 +48,14 @@ export async function handleOrdersPaidRun(trx: Knex.Transaction, deliveries: Pai
     }
     const paid = paidOrderOf(brand, delivery, body);
     if ('ignored' in paid) outcomes[index] = paid.ignored;
-    else orders.push({ index, order: paid.order, brand });
+    else orders.push({ index, paid: { brand, order: paid.order } });
   }
-  const results = await writePaidOrders(trx, orders.map(({ brand, order }) => ({ brand, order })), facts.paidOrders);
-  orders.forEach(({ index, order }, position) => (outcomes[index] = outcomeOf(order, results[position]!)));
+  if (orders.length === 0) return outcomes;
+  const items = orders.map(({ paid }) => paid);
+  const results = await writePaidOrders(trx, items, facts?.paidOrders ?? (await PaidOrderBatch.read(trx, items)));
+  orders.forEach(({ index, paid }, position) => (outcomes[index] = outcomeOf(paid.order, results[position]!)));
   return outcomes;
 }
-
-export const BRAND_GONE: HandlerOutcome = { outcome: 'ignored: the brand no longer exists' };
 
 /** What the inbox row keeps of a recorded paid order. */
 function outcomeOf(order: PaidOrderInput, { result, claim_id }: PaidOrderResult): HandlerOutcome {

@@ -9,6 +9,9 @@ export interface HandlerOutcome {
   result?: Record<string, unknown>;
 }
 
+/** A delivery for a brand deleted since it arrived. */
+export const BRAND_GONE: HandlerOutcome = { outcome: 'ignored: the brand no longer exists' };
+
 /**
  * What a run of deliveries read together before any of them was processed: the look-ups of its
  * orders/paid deliveries (one PaidOrderBatch, kept current as each order is written).
