@@ -118,7 +118,10 @@ describe('POST /api/v1/convert with X-AL-Timestamp', () => {
     ['accepts', '295 seconds ahead', 295, 201],
   ])('%s a timestamp %s', async (_verdict, _case, offset, status) => {
     const { brand, raw } = await setup();
-    const headers = signedHeaders(brand.brandId, brand.apiKey, raw, { timestamp: nowSeconds() + offset, signTimestamp: true });
+    // Whole seconds rounded away from the server's clock: with the time the request takes, a
+    // floored "301 seconds ahead" could reach the server only 300.x seconds ahead.
+    const timestamp = (offset > 0 ? Math.ceil(Date.now() / 1000) : nowSeconds()) + offset;
+    const headers = signedHeaders(brand.brandId, brand.apiKey, raw, { timestamp, signTimestamp: true });
     const response = await post(headers, raw);
     expect(response.status).toBe(status);
     if (status === 401) expect(response.body.error).toMatch(/more than 300 seconds from the server clock/);
