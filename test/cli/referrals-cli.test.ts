@@ -5,9 +5,10 @@ import { runCli } from '../../server/cli/run-cli';
 import { scratchDir } from '../helpers/scratch-space';
 import { testConfig } from '../helpers/test-app';
 import { testDatabase } from '../helpers/test-database';
-import { BIN } from '../operations/processes';
+import { BIN, NODE } from '../operations/processes';
 
 const run = promisify(execFile);
+const [node, ...nodeFlags] = NODE;
 
 async function cli(...argv: string[]) {
   const db = await testDatabase();
@@ -91,11 +92,11 @@ describe('referrals CLI (the installed bin on an embedded data dir)', () => {
   it('runs brand create and brand list as separate processes on one data dir', async () => {
     const dataDir = scratchDir('referrals-cli-');
     const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', NODE_OPTIONS: '' };
-    const created = await run('node', [BIN, 'brand', 'create', '--name', 'Bin Co', '--plan', 'starter', '--json'], { env });
+    const created = await run(node!, [...nodeFlags, BIN, 'brand', 'create', '--name', 'Bin Co', '--plan', 'starter', '--json'], { env });
     const brand = JSON.parse(created.stdout);
-    const listed = await run('node', [BIN, 'brand', 'list', '--json'], { env });
+    const listed = await run(node!, [...nodeFlags, BIN, 'brand', 'list', '--json'], { env });
     expect(JSON.parse(listed.stdout).brands.map((b: { brand_id: string }) => b.brand_id)).toEqual([brand.brand_id]);
-    await expect(run('node', [BIN, 'brand', 'create', '--json'], { env })).rejects.toMatchObject({ code: 2 });
+    await expect(run(node!, [...nodeFlags, BIN, 'brand', 'create', '--json'], { env })).rejects.toMatchObject({ code: 2 });
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 });

@@ -3,10 +3,11 @@ import { spawn } from 'node:child_process';
 /**
  * globalSetup: runs a TypeScript script of the test helpers in a process of its own, so that its
  * synchronous work (PGlite's WASM start, building a GraphQL schema) does not hold up jest's own
- * process handing test files to the workers. Rejects with the script's output.
+ * process handing test files to the workers. Rejects with the script's output. Liftoff only, as
+ * for the tests' processes (test/operations/processes.ts, NODE): a script of seconds.
  */
 export function runChildScript(script: string): Promise<void> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, NODE_OPTIONS: '' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['--liftoff-only', '--import', 'tsx', script], { env: { ...process.env, NODE_OPTIONS: '' }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((resolve, reject) => {

@@ -7,6 +7,7 @@ import {
   freePort,
   killIfRunning,
   migratedDataDir,
+  NODE,
   processEnv,
   referrals,
   removeTempDirs,
@@ -161,7 +162,7 @@ describe('the CLI when the owner does not answer', () => {
     let cli: Spawned | undefined;
     try {
       await untilPrinted(holder, 'locked');
-      cli = spawnProcess(['node', CLI, 'brand', 'create', '--name', 'Patient', '--plan', 'starter', '--json'], processEnv({ DATA_DIR: dataDir }));
+      cli = spawnProcess([...NODE, CLI, 'brand', 'create', '--name', 'Patient', '--plan', 'starter', '--json'], processEnv({ DATA_DIR: dataDir }));
       await untilPrinted(cli, `waiting for pid ${holder.child.pid} that owns ${dataDir}`, 'stderr');
       holder.child.kill('SIGHUP');
       expect(await holder.exited).toEqual({ code: 0, signal: null }); // it let go first
