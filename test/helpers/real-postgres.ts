@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { createDatabase } from '../../core/db/create-database';
 import { migrateToLatest } from '../../core/db/migrate';
+import { closeStartedApps } from './started-apps';
 
 /** Where a developer's machine (and CI) runs PostgreSQL when TEST_DATABASE_URL is not set. */
 export const LOCAL_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -36,7 +37,13 @@ export async function realPostgres(options: { ownDatabase?: boolean } = {}): Pro
   if (url && !options.ownDatabase) {
     const db = createDatabase({ databaseUrl: url });
     await reachable(db, url);
-    return { db, close: () => db.destroy() };
+    return {
+      db,
+      close: async () => {
+        await closeStartedApps(db);
+        await db.destroy();
+      },
+    };
   }
   const serverUrl = url ?? LOCAL_POSTGRES_URL;
   const server = createDatabase({ databaseUrl: serverUrl, poolMax: 1 });
@@ -50,6 +57,7 @@ export async function realPostgres(options: { ownDatabase?: boolean } = {}): Pro
   return {
     db,
     close: async () => {
+      await closeStartedApps(db);
       await db.destroy();
       await server.raw(`DROP DATABASE IF EXISTS ${name}`);
       await server.destroy();

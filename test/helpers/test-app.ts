@@ -3,8 +3,8 @@ import pino from 'pino';
 import supertest from 'supertest';
 import { createApp, type App } from '../../server/app';
 import { type Config, type RateLimits } from '../../server/config';
-import { closeRateLimits } from '../../server/middleware/rate-limit';
 import type { ConnectorParts } from '../../server/http';
+import { closeStartedApps, trackStartedApp } from './started-apps';
 import { testDatabase } from './test-database';
 import { type RealPostgres, realPostgres } from './real-postgres';
 
@@ -33,15 +33,7 @@ export interface TestApp {
   http: ReturnType<typeof supertest>;
 }
 
-const started: App[] = [];
-
-/**
- * The apps started so far stop syncing rate-limit counts, as a server does at shutdown: no timer
- * of theirs outlives the test file (test/helpers/after-each-file.ts, test/suites/suites.ts).
- */
-export async function closeStartedApps(): Promise<void> {
-  await Promise.all(started.splice(0).map(closeRateLimits));
-}
+export { closeStartedApps };
 
 /**
  * A Koa app on the test database (real PostgreSQL under TEST_DATABASE_URL, else PGlite), with every
@@ -51,7 +43,7 @@ export async function startTestApp(overrides: Partial<Config> = {}, db?: Knex, c
   const database = db ?? (await testDatabase());
   const config = testConfig(overrides);
   const app = createApp({ db: database, config, logger: pino({ level: 'silent' }), connectors });
-  started.push(app);
+  trackStartedApp(app, database);
   return { app, db: database, config, http: supertest(app.callback()) };
 }
 

@@ -60,7 +60,7 @@ export function runSuite(number: number): void {
       beforeAll(() => restoreEnv(startingEnv)); // before the file's own hooks: it registers them below
       require(path.join(TEST_ROOT, file));
       // The apps a file started stop their timers when the file is done, as they would alone.
-      afterAll(closeStartedApps);
+      afterAll(() => closeStartedApps());
       afterAll(() => restoreEnv(startingEnv));
     });
   }
