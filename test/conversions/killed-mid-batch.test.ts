@@ -42,7 +42,7 @@ describe('POST /api/v1/track/conversion, the server killed (kill -9) while batch
             if (response.status !== 201) throw new Error(`HTTP ${response.status}: ${await response.text()}`);
             acknowledged.push(orderId);
           } catch (error) {
-            if (!killed) throw new Error(`${(error as Error).message} before the kill; the server printed: ${server!.stdout()} ${server!.stderr()}`, { cause: error });
+            if (!killed) throw new Error(`${(error as Error).message} before the kill (server exit code ${server!.child.exitCode}, signal ${server!.child.signalCode}); the server printed: ${server!.stdout()} ${server!.stderr()}`, { cause: error });
             return; // the server is gone: this client is done
           }
         }
