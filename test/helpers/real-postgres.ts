@@ -59,7 +59,7 @@ export async function realPostgres(options: { ownDatabase?: boolean } = {}): Pro
     close: async () => {
       await closeStartedApps(db);
       await db.destroy();
-      await server.raw(`DROP DATABASE IF EXISTS ${name}`);
+      await server.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`); // a killed server's sessions may not have ended yet
       await server.destroy();
     },
   };

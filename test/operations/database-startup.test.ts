@@ -42,7 +42,7 @@ describe('start-up with PostgreSQL unreachable', () => {
   }, 60_000);
 
   it('starts once PostgreSQL becomes reachable during the wait', async () => {
-    const postgres = await realPostgres();
+    const postgres = await realPostgres({ ownDatabase: true }); // the server's workers sweep every brand: not the shared database
     const target = postgres.db.client.connectionSettings as { user: string; password?: string; host: string; port?: string; database: string };
     const proxyPort = await freePort();
     // The database "comes up" late: a TCP proxy to the real one, started after a few failed attempts.

@@ -7,6 +7,8 @@ import { createDatabase } from '../../core/db/create-database';
 import { migrateToLatest } from '../../core/db/migrate';
 import { COMPILED } from '../helpers/compiled-build';
 import { fillWithMigratedDatabase } from '../helpers/embedded-template';
+import { type RealPostgres, realPostgres } from '../helpers/real-postgres';
+import { postgresUrlOf } from '../performance-features/postgres-url';
 import { scratchDir } from '../helpers/scratch-space';
 
 export const ROOT = path.resolve(__dirname, '../..');
@@ -70,16 +72,24 @@ export async function migratedDataDir(): Promise<string> {
   return dataDir;
 }
 
-export function removeTempDirs(): void {
+const scratchDatabases: RealPostgres[] = [];
+
+/** Removes the DATA_DIRs made so far and drops the PostgreSQL databases serverDatabase made. */
+export async function removeTempDirs(): Promise<void> {
   for (const folder of tempDirs.splice(0)) fs.rmSync(folder, { recursive: true, force: true });
+  await Promise.all(scratchDatabases.splice(0).map((postgres) => postgres.close()));
 }
 
 /**
  * The database of a spawned server, as env vars, and a way for the test to open it while that
- * server is not running: TEST_DATABASE_URL when set, else the embedded one in a migrated DATA_DIR.
+ * server is not running: under TEST_DATABASE_URL a database of its own on that server (dropped by
+ * removeTempDirs), else the embedded one in a migrated DATA_DIR. Not the shared test database: a
+ * server's workers (the Shopify inbox, webhook deliveries, reward approvals) sweep every brand, and
+ * took other files' rows there (a Shopify test's delivery, processed by this server, still had no
+ * outcome when the test read it).
  */
 export async function serverDatabase(): Promise<{ env: NodeJS.ProcessEnv; open(): Promise<Knex> }> {
-  const url = process.env.TEST_DATABASE_URL;
+  const url = process.env.TEST_DATABASE_URL && (await ownPostgresDatabase());
   const dataDir = url ? tempDataDir() : await migratedDataDir();
   return {
     env: { DATABASE_URL: url ?? '', DATA_DIR: dataDir },
@@ -89,6 +99,12 @@ export async function serverDatabase(): Promise<{ env: NodeJS.ProcessEnv; open()
       return db;
     },
   };
+}
+
+async function ownPostgresDatabase(): Promise<string> {
+  const postgres = await realPostgres({ ownDatabase: true });
+  scratchDatabases.push(postgres);
+  return postgresUrlOf(postgres.db);
 }
 
 /** A port nobody listens on (bound, then released). */

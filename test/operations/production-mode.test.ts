@@ -11,7 +11,7 @@ let postgres: RealPostgres;
 let running: Spawned | undefined;
 // What a deployment runs: `npm run build` (globalSetup ran it for this run), then the compiled JavaScript.
 beforeAll(async () => {
-  postgres = await realPostgres();
+  postgres = await realPostgres({ ownDatabase: true }); // its servers' workers sweep every brand: not the shared database
 }, 120_000);
 afterEach(() => killGroup(running));
 afterAll(async () => {
