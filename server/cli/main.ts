@@ -6,7 +6,7 @@ import { type Config, loadConfig } from '../config';
 import { EXIT } from '../exit-codes';
 import { type LifecycleSettings, loadLifecycleSettings } from '../lifecycle-settings';
 import { adminSocketPath, askOwner } from './admin-socket';
-import { type CliOutput, runCli } from './run-cli';
+import { type CliOutput, answerWithoutDatabase, runCli } from './run-cli';
 
 function print(output: CliOutput): number {
   process.stdout.write(output.stdout);
@@ -78,6 +78,9 @@ async function main(): Promise<number> {
     process.stderr.write(`error: ${(error as Error).message}\n`);
     return EXIT.usage;
   }
+  // Usage, --help and unknown commands need no database: a typo must not create one.
+  const answer = answerWithoutDatabase(argv);
+  if (answer) return print(answer);
   if (config.databaseUrl) return runHere(createDatabase({ databaseUrl: config.databaseUrl, poolMax: 2 }), argv, config);
   return runOnDataDir(argv, config, settings);
 }

@@ -1,7 +1,7 @@
 import { DomainError } from '../../core/errors';
 import { configureConnectors } from '../connectors';
 import type { ConnectorParts } from '../http/connector';
-import { splitArgs } from './args';
+import { type Flags, splitArgs } from './args';
 import { CliError } from './cli-error';
 import { type CliEnv, type Command, TextOutput } from './command';
 import { coreCommands } from './core-commands';
@@ -31,27 +31,48 @@ function humanize(result: unknown): string {
     .join('\n');
 }
 
-/** Runs one command line against a database; never throws, never exits the process. */
-export async function runCli(argv: string[], env: CliEnv): Promise<CliOutput> {
+type Resolved = { answer: CliOutput } | { command: Command; flags: Flags };
+
+/**
+ * The command a line names, or the whole answer when it names none: no command, --help, an
+ * unknown one, or connector settings that do not parse. Needs no database, so the CLI answers
+ * these before it opens (or creates) one.
+ */
+function resolve(argv: string[], connectors?: readonly ConnectorParts[]): Resolved {
   let commands: Record<string, Command>;
   try {
-    commands = commandsOf(env.connectors ?? configureConnectors());
+    commands = commandsOf(connectors ?? configureConnectors());
   } catch (error) {
-    return { code: 2, stdout: '', stderr: `error: ${(error as Error).message}\n` };
+    return { answer: { code: 2, stdout: '', stderr: `error: ${(error as Error).message}\n` } };
   }
   const { words, flags } = splitArgs(argv);
   if (words.length === 0 || flags.help) {
-    return { code: words.length === 0 ? 2 : 0, stdout: flags.help ? usage(commands) + '\n' : '', stderr: flags.help ? '' : usage(commands) + '\n' };
+    // Asked for (--help): the usage on stdout, exit 0. Not asked for (no command): on stderr, exit 2.
+    return { answer: flags.help ? { code: 0, stdout: usage(commands) + '\n', stderr: '' } : { code: 2, stdout: '', stderr: usage(commands) + '\n' } };
   }
   const name = Object.keys(commands).find((candidate) => candidate === words.join(' '));
-  if (!name) return { code: 2, stdout: '', stderr: `unknown command "${words.join(' ')}"\n\n${usage(commands)}\n` };
+  if (!name) return { answer: { code: 2, stdout: '', stderr: `unknown command "${words.join(' ')}"\n\n${usage(commands)}\n` } };
+  return { command: commands[name]!, flags };
+}
+
+/** The answer to a line that names no command to run (see resolve), or null when one must run. */
+export function answerWithoutDatabase(argv: string[]): CliOutput | null {
+  const resolved = resolve(argv);
+  return 'answer' in resolved ? resolved.answer : null;
+}
+
+/** Runs one command line against a database; never throws, never exits the process. */
+export async function runCli(argv: string[], env: CliEnv): Promise<CliOutput> {
+  const resolved = resolve(argv, env.connectors);
+  if ('answer' in resolved) return resolved.answer;
+  const { command, flags } = resolved;
   try {
-    const result = await commands[name]!.run(flags, env);
+    const result = await command.run(flags, env);
     if (result instanceof TextOutput) return { code: 0, stdout: result.text, stderr: '' };
     const stdout = flags.json ? JSON.stringify(result) : humanize(result);
     return { code: 0, stdout: stdout + '\n', stderr: '' };
   } catch (error) {
-    if (error instanceof CliError) return { code: 2, stdout: '', stderr: `error: ${error.message}\nusage: referrals ${commands[name]!.usage}\n` };
+    if (error instanceof CliError) return { code: 2, stdout: '', stderr: `error: ${error.message}\nusage: referrals ${command.usage}\n` };
     if (error instanceof DomainError) return { code: 1, stdout: '', stderr: `error: ${error.message}\n` };
     return { code: 1, stdout: '', stderr: `error: ${(error as Error).message}\n` };
   }

@@ -1,0 +1,30 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { processEnv, referrals, removeTempDirs, tempDataDir } from '../operations/processes';
+
+afterAll(removeTempDirs);
+
+/** The CLI as a user runs it, on an empty DATA_DIR: what it answers, and whether it created a database there. */
+async function onEmptyDataDir(...args: string[]) {
+  const dataDir = tempDataDir();
+  const result = await referrals(args, processEnv({ DATA_DIR: dataDir }));
+  return { ...result, createdDatabase: fs.existsSync(path.join(dataDir, 'pgdata')) };
+}
+
+describe('referrals without a command to run', () => {
+  it('answers an unknown command with exit 2 and the usage, and creates no database', async () => {
+    const result = await onEmptyDataDir('frobnicate', '--json');
+    expect(result).toMatchObject({ code: 2, stdout: '', createdDatabase: false });
+    expect(result.stderr).toContain('unknown command "frobnicate"');
+    expect(result.stderr).toContain('referrals brand create');
+  });
+
+  it('prints the usage for --help (exit 0) and for no command at all (exit 2), and creates no database', async () => {
+    const help = await onEmptyDataDir('--help');
+    expect(help).toMatchObject({ code: 0, stderr: '', createdDatabase: false });
+    expect(help.stdout).toContain('usage: referrals <command>');
+    const bare = await onEmptyDataDir();
+    expect(bare).toMatchObject({ code: 2, stdout: '', createdDatabase: false });
+    expect(bare.stderr).toContain('usage: referrals <command>');
+  });
+});
