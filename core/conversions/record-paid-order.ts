@@ -50,27 +50,30 @@ export interface PaidOrder {
 
 /** A paid order alone (Medusa, tests): a batch of one, reading its own look-ups. */
 export async function recordPaidOrder(trx: Knex.Transaction, brand: Brand, order: PaidOrderInput): Promise<PaidOrderResult> {
-  const item = { brand, order };
-  return writePaidOrder(trx, item, await PaidOrderBatch.read(trx, [item]));
+  const [result] = await recordPaidOrders(trx, [{ brand, order }]);
+  return result!;
 }
 
-/**
- * The one way a paid order is recorded, whoever reports it (POST /track/conversion, Shopify,
- * Medusa), as one item of a batch whose look-ups were made together (PaidOrderBatch): the brand
- * must be active; a repeat of an order returns the stored conversion (`duplicate`, even when both
- * requests race: the unique key decides); otherwise its referrer is resolved once, a redeemed
- * referral discount code becomes a claim where the plan has claims, the brand's fraud rules screen
- * it (a flagged one is held for review: written, not credited), and the conversion, its reward
- * credit (or review) and its claim's status are written together.
- */
+/** Paid orders whose look-ups nobody read yet: read together (PaidOrderBatch.read), then written as one batch. */
+export async function recordPaidOrders(trx: Knex.Transaction, items: PaidOrder[]): Promise<PaidOrderResult[]> {
+  return writePaidOrders(trx, items, await PaidOrderBatch.read(trx, items));
+}
+
+/** One order of a batch alone: the batcher's way of writing item by item when the batch's statement failed. */
 export async function writePaidOrder(trx: Knex.Transaction, item: PaidOrder, batch: PaidOrderBatch): Promise<PaidOrderResult> {
   const [result] = await writePaidOrders(trx, [item], batch);
   return result!;
 }
 
 /**
- * writePaidOrder for every order of a batch, in order, with the new conversions written together
- * in one statement (docs/decisions.md, *One statement per batch*). An order whose decision reads
+ * The one way paid orders are recorded, whoever reports them (POST /track/conversion, Shopify,
+ * Medusa), as a batch whose look-ups were made together (PaidOrderBatch). For each order, in
+ * order: the brand must be active; a repeat returns the stored conversion (`duplicate`, even when
+ * both requests race: the unique key decides); otherwise its referrer is resolved once, a redeemed
+ * referral discount code becomes a claim where the plan has claims, the brand's fraud rules screen
+ * it (a flagged one is held for review: written, not credited), and the conversion, its reward
+ * credit (or review) and its claim's status are written together. The batch's new conversions go
+ * in one statement (docs/decisions.md, *One statement per batch*): an order whose decision reads
  * the database (a repeat, a redemption's claim, its own fraud signals) first writes those held
  * back, so each order sees the same database as when written one after the other.
  */

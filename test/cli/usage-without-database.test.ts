@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { processEnv, referrals, removeTempDirs, tempDataDir } from '../operations/processes';
+import { processEnv, referrals, removeScratch, tempDataDir } from '../operations/processes';
 
-afterAll(removeTempDirs);
+afterAll(removeScratch);
 
 /** The CLI as a user runs it, on an empty DATA_DIR: what it answers, and whether it created a database there. */
 async function onEmptyDataDir(...args: string[]) {

@@ -1,8 +1,8 @@
 import { givenAdvocate, givenBrand } from '../helpers/fixtures';
 import { TEST_SECRET } from '../helpers/test-app';
-import { type Spawned, freePort, killIfRunning, processEnv, removeTempDirs, serverDatabase, startServer } from '../operations/processes';
+import { type Spawned, freePort, killIfRunning, processEnv, removeScratch, serverDatabase, startServer } from '../operations/processes';
 
-afterAll(removeTempDirs);
+afterAll(removeScratch);
 
 const products = [
   { name: 'Tee', quantity: 2, price: 10 },

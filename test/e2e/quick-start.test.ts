@@ -8,7 +8,7 @@ import {
   killGroup,
   processEnv,
   referrals,
-  removeTempDirs,
+  removeScratch,
   spawnProcess,
   tempDataDir,
   untilGroupEmpty,
@@ -35,7 +35,7 @@ describe('quick start on the embedded database', () => {
 
   afterAll(() => {
     killGroup(npm);
-    removeTempDirs();
+    removeScratch();
   });
 
   async function cliJson(...args: string[]) {

@@ -1,4 +1,4 @@
-import { closeStartedApps } from './test-app';
+import { closeStartedApps } from './started-apps';
 import { closeTestDatabase } from './test-database';
 
 // Jest runs this before each test file (or suite of files): when the file is done, its apps stop

@@ -12,6 +12,12 @@ export interface RealPostgres {
   close(): Promise<void>;
 }
 
+/** Closes a database only after the apps on it: an app closed later sends its last counts to a pool that is gone. */
+async function closeAfterItsApps(db: Knex): Promise<void> {
+  await closeStartedApps(db);
+  await db.destroy();
+}
+
 async function reachable(db: Knex, url: string): Promise<void> {
   try {
     await db.raw('select 1');
@@ -37,13 +43,7 @@ export async function realPostgres(options: { ownDatabase?: boolean } = {}): Pro
   if (url && !options.ownDatabase) {
     const db = createDatabase({ databaseUrl: url });
     await reachable(db, url);
-    return {
-      db,
-      close: async () => {
-        await closeStartedApps(db);
-        await db.destroy();
-      },
-    };
+    return { db, close: () => closeAfterItsApps(db) };
   }
   const serverUrl = url ?? LOCAL_POSTGRES_URL;
   const server = createDatabase({ databaseUrl: serverUrl, poolMax: 1 });
@@ -57,8 +57,7 @@ export async function realPostgres(options: { ownDatabase?: boolean } = {}): Pro
   return {
     db,
     close: async () => {
-      await closeStartedApps(db);
-      await db.destroy();
+      await closeAfterItsApps(db);
       await server.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`); // a killed server's sessions may not have ended yet
       await server.destroy();
     },

@@ -4,7 +4,7 @@ import supertest from 'supertest';
 import { createApp, type App } from '../../server/app';
 import { type Config, type RateLimits } from '../../server/config';
 import type { ConnectorParts } from '../../server/http';
-import { closeStartedApps, trackStartedApp } from './started-apps';
+import { trackStartedApp } from './started-apps';
 import { testDatabase } from './test-database';
 import { type RealPostgres, realPostgres } from './real-postgres';
 
@@ -32,8 +32,6 @@ export interface TestApp {
   config: Config;
   http: ReturnType<typeof supertest>;
 }
-
-export { closeStartedApps };
 
 /**
  * A Koa app on the test database (real PostgreSQL under TEST_DATABASE_URL, else PGlite), with every

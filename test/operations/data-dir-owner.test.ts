@@ -10,7 +10,7 @@ import {
   NODE,
   processEnv,
   referrals,
-  removeTempDirs,
+  removeScratch,
   spawnProcess,
   startServer,
   tempDataDir,
@@ -46,7 +46,7 @@ function brandIds(result: { stdout: string }): string[] {
   return (JSON.parse(result.stdout) as { brands: { brand_id: string }[] }).brands.map((brand) => brand.brand_id);
 }
 
-afterAll(removeTempDirs);
+afterAll(removeScratch);
 
 describe('the data directory lock', () => {
   it('refuses a second owner in the same process, through another path to the same directory, naming the owner pid', () => {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import { createDatabase } from '../../core/db/create-database';
 import { migrateToLatest } from '../../core/db/migrate';
+import { TEST_PROCESS_NODE_FLAGS } from '../helpers/child-script';
 import { COMPILED } from '../helpers/compiled-build';
 import { fillWithMigratedDatabase } from '../helpers/embedded-template';
 import { type RealPostgres, realPostgres } from '../helpers/real-postgres';
@@ -18,13 +19,8 @@ export const ROOT = path.resolve(__dirname, '../..');
  * the `referrals` bin) are test/e2e/quick-start.test.ts and test/cli/referrals-cli.test.ts.
  */
 export const CLI = COMPILED.cli;
-/**
- * `node` for the processes tests start. A test's server or CLI lives for seconds; on the embedded
- * database most of its CPU went to V8 compiling PGlite's WebAssembly a second time, optimised,
- * in the background (1.8 s of CPU by one second after ready, 0.9 s with Liftoff only). The
- * optimised tier pays off in a long-running server, not here; what the processes do is the same.
- */
-export const NODE = ['node', '--liftoff-only'];
+/** `node` as the processes tests start run it (TEST_PROCESS_NODE_FLAGS). */
+export const NODE = ['node', ...TEST_PROCESS_NODE_FLAGS];
 export const SERVER_COMMAND = [...NODE, COMPILED.server];
 /** The installed `referrals` bin, as `npx referrals` runs it: the TypeScript CLI through tsx. */
 export const BIN = path.join(ROOT, 'server/cli/referrals.cjs');
@@ -56,7 +52,7 @@ export function processEnv(overrides: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 
 const tempDirs: string[] = [];
 
-/** A fresh DATA_DIR, inside a folder of its own (room for a symlink beside it); see removeTempDirs. */
+/** A fresh DATA_DIR, inside a folder of its own (room for a symlink beside it); see removeScratch. */
 export function tempDataDir(): string {
   const folder = scratchDir('referrals-ops-');
   tempDirs.push(folder);
@@ -75,7 +71,7 @@ export async function migratedDataDir(): Promise<string> {
 const scratchDatabases: RealPostgres[] = [];
 
 /** Removes the DATA_DIRs made so far and drops the PostgreSQL databases serverDatabase made. */
-export async function removeTempDirs(): Promise<void> {
+export async function removeScratch(): Promise<void> {
   for (const folder of tempDirs.splice(0)) fs.rmSync(folder, { recursive: true, force: true });
   await Promise.all(scratchDatabases.splice(0).map((postgres) => postgres.close()));
 }
@@ -83,7 +79,7 @@ export async function removeTempDirs(): Promise<void> {
 /**
  * The database of a spawned server, as env vars, and a way for the test to open it while that
  * server is not running: under TEST_DATABASE_URL a database of its own on that server (dropped by
- * removeTempDirs), else the embedded one in a migrated DATA_DIR. Not the shared test database: a
+ * removeScratch), else the embedded one in a migrated DATA_DIR. Not the shared test database: a
  * server's workers (the Shopify inbox, webhook deliveries, reward approvals) sweep every brand, and
  * took other files' rows there (a Shopify test's delivery, processed by this server, still had no
  * outcome when the test read it).

@@ -2,7 +2,7 @@ import { COMPILED } from '../helpers/compiled-build';
 import { type RealPostgres, realPostgres } from '../helpers/real-postgres';
 import { postgresUrlOf } from '../performance-features/postgres-url';
 import {
-  type Spawned, childPids, freePort, killGroup, processEnv, removeTempDirs, spawnProcess, tempDataDir, untilGroupEmpty, untilReady,
+  type Spawned, childPids, freePort, killGroup, processEnv, removeScratch, spawnProcess, tempDataDir, untilGroupEmpty, untilReady,
 } from './processes';
 
 const COMPILED_SERVER = COMPILED.server;
@@ -16,7 +16,7 @@ beforeAll(async () => {
 afterEach(() => killGroup(running));
 afterAll(async () => {
   await postgres?.close();
-  removeTempDirs();
+  removeScratch();
 });
 
 /** The pids that wrote a request log line for GET /readyz. */

@@ -1,10 +1,10 @@
 import { realPostgres } from '../helpers/real-postgres';
-import { removeTempDirs, serverDatabase } from './processes';
+import { removeScratch, serverDatabase } from './processes';
 
-afterAll(removeTempDirs);
+afterAll(removeScratch);
 
 describe("a spawned server's database", () => {
-  it('is its own, never the shared test database (a server’s workers sweep every brand), migrated, and dropped by removeTempDirs', async () => {
+  it('is its own, never the shared test database (a server’s workers sweep every brand), migrated, and dropped by removeScratch', async () => {
     const database = await serverDatabase();
     const shared = process.env.TEST_DATABASE_URL;
     if (shared) {
@@ -21,7 +21,7 @@ describe("a spawned server's database", () => {
     }
     if (!shared) return;
     const name = new URL(database.env.DATABASE_URL!).pathname.slice(1);
-    await removeTempDirs();
+    await removeScratch();
     const postgres = await realPostgres();
     try {
       expect(await postgres.db('pg_database').where({ datname: name })).toEqual([]);

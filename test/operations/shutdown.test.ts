@@ -8,7 +8,7 @@ import {
   killGroup,
   killIfRunning,
   processEnv,
-  removeTempDirs,
+  removeScratch,
   serverDatabase,
   spawnProcess,
   startServer,
@@ -16,7 +16,7 @@ import {
   untilReady,
 } from './processes';
 
-afterAll(removeTempDirs);
+afterAll(removeScratch);
 
 interface Outcome {
   orderId: string;

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { closeStartedApps } from '../helpers/test-app';
+import { closeStartedApps } from '../helpers/started-apps';
 
 /**
  * `npm test` runs the test files in a few suites, one module registry each: loading the app

@@ -1,7 +1,6 @@
 import type { Brand } from '../../../core/brands/brand';
 import type { Knex } from 'knex';
-import { PaidOrderBatch } from '../../../core/conversions/paid-order-batch';
-import { type PaidOrder, type PaidOrderInput, type PaidOrderResult, writePaidOrders } from '../../../core/conversions/record-paid-order';
+import { type PaidOrder, type PaidOrderInput, type PaidOrderResult, recordPaidOrders, writePaidOrders } from '../../../core/conversions/record-paid-order';
 import type { Delivery } from '../inbox';
 import { mapPaidOrder } from '../map-paid-order';
 import { BRAND_GONE, type DeliveryRunFacts, type HandlerOutcome, type TopicHandler } from './topic-handler';
@@ -52,7 +51,7 @@ export async function handleOrdersPaidRun(trx: Knex.Transaction, deliveries: Pai
   }
   if (orders.length === 0) return outcomes;
   const items = orders.map(({ paid }) => paid);
-  const results = await writePaidOrders(trx, items, facts?.paidOrders ?? (await PaidOrderBatch.read(trx, items)));
+  const results = facts ? await writePaidOrders(trx, items, facts.paidOrders) : await recordPaidOrders(trx, items);
   orders.forEach(({ index, paid }, position) => (outcomes[index] = outcomeOf(paid.order, results[position]!)));
   return outcomes;
 }
