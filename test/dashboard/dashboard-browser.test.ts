@@ -9,7 +9,7 @@ import { givenAdvocate, givenBrand } from '../helpers/fixtures';
 import { shopifySessionToken } from '../helpers/shopify-session-token';
 import { type TestApp, startTestApp } from '../helpers/test-app';
 import { signInLink } from './dashboard-helpers';
-import { cell, describeInBrowser, launchBrowser, shot, signIn as signInAs } from './dashboard-browser-kit';
+import { FULL_CHROMIUM, cell, describeInBrowser, describeInFullChromium, launchBrowser, shot, signIn as signInAs } from './dashboard-browser-kit';
 
 
 const SHOPIFY = { SHOPIFY_API_KEY: 'browser-test-key', SHOPIFY_API_SECRET: 'browser-test-secret', SHOPIFY_APP_URL: 'https://referrals.example.com' };
@@ -261,5 +261,31 @@ describeInBrowser('the dashboard in a real browser (Chromium)', () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await shot(page, 'advocates-phone');
     await page.close();
+  });
+
+  describeInFullChromium('in Debian\'s full Chromium, the browser merchants use', () => {
+    it('signs in and shows the totals with a drawn chart', async () => {
+      const full = await launchBrowser(FULL_CHROMIUM);
+      try {
+        const page = await full.newPage({ viewport: { width: 1280, height: 900 } });
+        const errors: string[] = [];
+        page.on('pageerror', (error) => errors.push(error.message));
+        await signIn(page);
+        expect(await cell(page, 'conversions')).toBe('3');
+        expect(await cell(page, 'revenue')).toBe('245.50 USD');
+        const canvas = page.locator('.uplot canvas').first();
+        await canvas.waitFor();
+        // Drawn, not only placed: some pixel of the chart is not transparent.
+        expect(await canvas.evaluate((element) => {
+          const chart = element as HTMLCanvasElement;
+          const pixels = chart.getContext('2d')!.getImageData(0, 0, chart.width, chart.height).data;
+          return pixels.some((value, index) => index % 4 === 3 && value > 0);
+        })).toBe(true);
+        expect(errors).toEqual([]);
+        await shot(page, 'overview-full-chromium');
+      } finally {
+        await full.close();
+      }
+    });
   });
 });
