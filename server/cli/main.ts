@@ -1,63 +1,14 @@
 import path from 'node:path';
-import { createDatabase, type Database } from '../../core/db/create-database';
-import { DataDirInUseError } from '../../core/db/data-dir-lock';
-import { migrateToLatest } from '../../core/db/migrate';
 import { type Config, loadConfig } from '../config';
 import { EXIT } from '../exit-codes';
 import { type LifecycleSettings, loadLifecycleSettings } from '../lifecycle-settings';
 import { adminSocketPath, askOwner } from './admin-socket';
-import { type CliOutput, answerWithoutDatabase, runCli } from './run-cli';
+import { printOutput } from './print-output';
 
-function print(output: CliOutput): number {
-  process.stdout.write(output.stdout);
-  process.stderr.write(output.stderr);
-  return output.code;
-}
-
-/** Runs the command on a database this process opened (and, when embedded, locked). */
-async function runHere(db: Database, argv: string[], config: Config): Promise<number> {
-  try {
-    await migrateToLatest(db);
-    return print(
-      await runCli(argv, { db, config, isTTY: Boolean(process.stderr.isTTY), progress: (line) => process.stderr.write(line) }),
-    );
-  } finally {
-    await db.destroy();
-  }
-}
-
-/**
- * On the embedded database: open the data directory only when no one owns it, else hand the command
- * to its owner. An owner that is starting, or another CLI run, gets `cliOwnerWaitMs` to answer or
- * to let go.
+/*
+ * The `referrals` command. Only what asking a running server needs is loaded up front: while
+ * `npm start` owns the embedded database, a command costs a socket round trip, not the whole app.
  */
-async function runOnDataDir(argv: string[], config: Config, settings: LifecycleSettings): Promise<number> {
-  const socketPath = adminSocketPath(config.dataDir);
-  const deadline = Date.now() + settings.cliOwnerWaitMs;
-  let told = false;
-  for (;;) {
-    let db: Database;
-    try {
-      db = createDatabase({ dataDir: config.dataDir });
-    } catch (error) {
-      if (!(error instanceof DataDirInUseError)) throw error;
-      const answer = await askOwner(socketPath, argv);
-      if (answer) return print(answer);
-      if (Date.now() >= deadline) {
-        process.stderr.write(
-          `error: ${error.message}, and nothing answers on ${socketPath} ` +
-            `(waited ${settings.cliOwnerWaitMs / 1000} s). Run the command once that process has stopped, or start the server.\n`,
-        );
-        return EXIT.dataDirInUse;
-      }
-      if (!told) process.stderr.write(`waiting for ${error.ownerPid === null ? 'the process' : `pid ${error.ownerPid}`} that owns ${error.dataDir}…\n`);
-      told = true;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      continue;
-    }
-    return runHere(db, argv, config);
-  }
-}
 
 /** `--file x.csv` names a file here: made absolute, since the data directory's owner may read it from another directory. */
 function withAbsoluteFiles(argv: string[]): string[] {
@@ -78,11 +29,15 @@ async function main(): Promise<number> {
     process.stderr.write(`error: ${(error as Error).message}\n`);
     return EXIT.usage;
   }
-  // Usage, --help and unknown commands need no database: a typo must not create one.
-  const answer = answerWithoutDatabase(argv);
-  if (answer) return print(answer);
-  if (config.databaseUrl) return runHere(createDatabase({ databaseUrl: config.databaseUrl, poolMax: 2 }), argv, config);
-  return runOnDataDir(argv, config, settings);
+  if (!config.databaseUrl) {
+    // A running server owns the data directory: it runs the command (usage too) on its database.
+    const answer = await askOwner(adminSocketPath(config.dataDir), argv);
+    if (answer) return printOutput(answer);
+  }
+  // Loaded only now: every command, the database drivers and the connectors, ~850 modules.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { runLocally } = require('./run-locally') as typeof import('./run-locally');
+  return runLocally(argv, config, settings);
 }
 
 main().then(

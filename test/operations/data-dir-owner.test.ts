@@ -100,6 +100,13 @@ describe('one owner per data directory (embedded database)', () => {
     expect(answer.status).toBe(200);
     expect(await answer.json()).toMatchObject({ success: true, data: { attributed: false } });
   }, 120_000);
+
+  it('has the owner answer the CLI before the CLI loads its commands or a database driver: a socket round trip, not the whole app', async () => {
+    const cli = spawnProcess([...NODE, '-r', path.join(__dirname, 'report-loaded-modules.cjs'), CLI, 'brand', 'list', '--json'], env);
+    expect(await cli.exited).toEqual({ code: 0, signal: null });
+    expect(JSON.parse(cli.stdout())).toMatchObject({ brands: expect.arrayContaining([expect.objectContaining({ name: 'Owned' })]) });
+    expect(cli.stderr()).toContain('loaded: {"knex":false,"pglite":false,"commands":false}');
+  });
 });
 
 describe('a data directory whose owner was killed with SIGKILL', () => {
