@@ -5,12 +5,14 @@ import { setBackgroundWork } from './background-work';
 import { runChildScript } from './child-script';
 import { buildCompiled } from './compiled-build';
 import { makeEmbeddedTemplate } from './embedded-template';
+import { createScratchTemplate } from './real-postgres';
 import { createRunDir } from './scratch-space';
 
 /**
  * Once per run, side by side: the compiled server and CLI that process tests start; the migrated
  * embedded template that test files copy; the shared database on a real PostgreSQL; the part of
- * Shopify's Admin schema the fake Shopify checks documents against first. On PostgreSQL runs only
+ * Shopify's Admin schema the fake Shopify checks documents against first; the migrated PostgreSQL
+ * database that scratch databases are copied from. On PostgreSQL runs only
  * the tests of the embedded database's own processes copy the template: the workers start without
  * waiting for it, and those tests wait (test/helpers/embedded-template.ts).
  */
@@ -23,9 +25,9 @@ export default async function globalSetup(): Promise<void> {
   );
   setBackgroundWork(Promise.all([template.catch(() => undefined), shopifySchema])); // a template failure is written for the tests
   if (process.env.TEST_DATABASE_URL) {
-    await Promise.all([buildCompiled(), migrateTestDatabase()]);
+    await Promise.all([buildCompiled(), migrateTestDatabase(), createScratchTemplate()]);
   } else {
-    await Promise.all([buildCompiled(), template]);
+    await Promise.all([buildCompiled(), template, createScratchTemplate()]);
   }
 }
 

@@ -38,6 +38,54 @@ async function reachable(db: Knex, url: string): Promise<void> {
  * every brand (they would take other files' rows on the shared database). Neither reachable → the
  * test fails with a message saying so; it never passes without having run.
  */
+/** Names the migrated database globalSetup made for this run, which scratch databases are copied from. */
+const TEMPLATE_ENV = 'REFERRALS_TEST_TEMPLATE_DATABASE';
+
+/** The server scratch databases are created on: TEST_DATABASE_URL's, else the local one. */
+const scratchServerUrl = () => process.env.TEST_DATABASE_URL ?? LOCAL_POSTGRES_URL;
+
+/**
+ * globalSetup: a migrated database for scratch databases to be copied from, so that each is a file
+ * copy instead of a run of every migration. Without a reachable PostgreSQL there is none, and the
+ * tests that need one fail saying so, as they do without it.
+ */
+export async function createScratchTemplate(): Promise<void> {
+  const server = createDatabase({ databaseUrl: scratchServerUrl(), poolMax: 1 });
+  try {
+    await server.raw('select 1');
+  } catch {
+    await server.destroy();
+    return;
+  }
+  const name = `referrals_template_${process.pid}_${randomBytes(4).toString('hex')}`;
+  try {
+    await server.raw(`CREATE DATABASE ${name}`);
+    const url = new URL(scratchServerUrl());
+    url.pathname = `/${name}`;
+    const db = createDatabase({ databaseUrl: url.toString() });
+    try {
+      await migrateToLatest(db);
+    } finally {
+      await db.destroy(); // a template must have no sessions while it is copied
+    }
+    process.env[TEMPLATE_ENV] = name; // the workers, started after globalSetup, inherit it
+  } finally {
+    await server.destroy();
+  }
+}
+
+/** globalTeardown: drops the template globalSetup made. */
+export async function dropScratchTemplate(): Promise<void> {
+  const name = process.env[TEMPLATE_ENV];
+  if (!name) return;
+  const server = createDatabase({ databaseUrl: scratchServerUrl(), poolMax: 1 });
+  try {
+    await server.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  } finally {
+    await server.destroy();
+  }
+}
+
 export async function realPostgres(options: { ownDatabase?: boolean } = {}): Promise<RealPostgres> {
   const url = process.env.TEST_DATABASE_URL;
   if (url && !options.ownDatabase) {
@@ -45,15 +93,16 @@ export async function realPostgres(options: { ownDatabase?: boolean } = {}): Pro
     await reachable(db, url);
     return { db, close: () => closeAfterItsApps(db) };
   }
-  const serverUrl = url ?? LOCAL_POSTGRES_URL;
+  const serverUrl = scratchServerUrl();
   const server = createDatabase({ databaseUrl: serverUrl, poolMax: 1 });
   await reachable(server, serverUrl);
   const name = `referrals_scratch_${process.pid}_${randomBytes(4).toString('hex')}`;
-  await server.raw(`CREATE DATABASE ${name}`);
+  const template = process.env[TEMPLATE_ENV];
+  await server.raw(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
   const scratchUrl = new URL(serverUrl);
   scratchUrl.pathname = `/${name}`;
   const db = createDatabase({ databaseUrl: scratchUrl.toString() });
-  await migrateToLatest(db);
+  await migrateToLatest(db); // nothing to do on a copy of the template
   return {
     db,
     close: async () => {
