@@ -30,5 +30,5 @@ module.exports = {
   // Three workers on both databases: a worker often waits on its spawned servers, CLIs and
   // browser, and a third fills that time. Measured with the suites, back to back (2 / 3 / 4
   // workers): PostgreSQL 78.7 / 66.9 / 74.8 s and 96.6 / 82.4 / 76.2 s; embedded 3 / 4: 95.6 / 116 s.
-  maxWorkers: 3,
+  maxWorkers: 3, // test/suites/suites.ts: SUITE_COUNT is a multiple of it
 };

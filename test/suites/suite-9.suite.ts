@@ -1,0 +1,3 @@
+import { runSuite } from './suites';
+
+runSuite(9);
