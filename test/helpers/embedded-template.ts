@@ -50,7 +50,7 @@ export async function makeEmbeddedTemplate(): Promise<void> {
   }
 }
 
-/** The template's pgdata once globalSetup has made it (on PostgreSQL runs it is made while the tests run). */
+/** The template's pgdata once globalSetup's child has made it: it is made while the workers load their suites. */
 async function templatePgdata(timeoutMs = 120_000): Promise<string> {
   const pgdata = path.join(runDir(), TEMPLATE, 'pgdata');
   const failed = path.join(runDir(), FAILED);
@@ -73,10 +73,10 @@ function copyPgdata(template: string, dataDir: string): void {
   fs.cpSync(template, path.join(dataDir, 'pgdata'), { recursive: true });
 }
 
-/** A fresh data directory for one test file: a copy of the migrated template (made before the tests on embedded runs). */
-export function copyOfEmbeddedTemplate(): string {
+/** A fresh data directory for one suite or file: a copy of the migrated template, once globalSetup's child has made it. */
+export async function copyOfEmbeddedTemplate(): Promise<string> {
   const dataDir = scratchDir('db-');
-  copyPgdata(path.join(runDir(), TEMPLATE, 'pgdata'), dataDir);
+  copyPgdata(await templatePgdata(), dataDir);
   return dataDir;
 }
 

@@ -12,9 +12,9 @@ import { createRunDir } from './scratch-space';
  * Once per run, side by side: the compiled server and CLI that process tests start; the migrated
  * embedded template that test files copy; the shared database on a real PostgreSQL; the part of
  * Shopify's Admin schema the fake Shopify checks documents against first; the migrated PostgreSQL
- * database that scratch databases are copied from. On PostgreSQL runs only
- * the tests of the embedded database's own processes copy the template: the workers start without
- * waiting for it, and those tests wait (test/helpers/embedded-template.ts).
+ * database that scratch databases are copied from. The workers start without waiting for the
+ * embedded template (PGlite's first start, ~4 s): they load their suites meanwhile, and what copies
+ * the template waits for it (test/helpers/embedded-template.ts).
  */
 export default async function globalSetup(): Promise<void> {
   createRunDir();
@@ -24,11 +24,7 @@ export default async function globalSetup(): Promise<void> {
     process.stderr.write(`\nThe Admin schema subset was not written; the Shopify tests build the whole schema:\n${error.message}\n`),
   );
   setBackgroundWork(Promise.all([template.catch(() => undefined), shopifySchema])); // a template failure is written for the tests
-  if (process.env.TEST_DATABASE_URL) {
-    await Promise.all([buildCompiled(), migrateTestDatabase(), createScratchTemplate()]);
-  } else {
-    await Promise.all([buildCompiled(), template, createScratchTemplate()]);
-  }
+  await Promise.all([buildCompiled(), createScratchTemplate(), process.env.TEST_DATABASE_URL ? migrateTestDatabase() : undefined]);
 }
 
 async function migrateTestDatabase(): Promise<void> {

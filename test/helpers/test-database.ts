@@ -14,7 +14,7 @@ export function testDatabase(): Promise<Knex> {
   shared ??= (async () => {
     const url = process.env.TEST_DATABASE_URL;
     if (url) return createDatabase({ databaseUrl: url, poolMax: 20 });
-    embeddedDataDir = copyOfEmbeddedTemplate();
+    embeddedDataDir = await copyOfEmbeddedTemplate();
     return createDatabase({ dataDir: embeddedDataDir });
   })();
   return shared;
