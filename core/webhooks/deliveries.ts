@@ -202,7 +202,12 @@ export async function recordAttempt(db: Knex, delivery: DueDelivery, outcome: At
     if (recorded === 0 || isTest) return { status, endpointDisabled: false };
     const endpoint = { brand_id: delivery.brand_id, endpoint_id: delivery.endpoint_id };
     if (outcome.ok) {
-      await trx('webhook_endpoints').where(endpoint).update({ consecutive_failures: 0, failing_since: null });
+      // Only an endpoint with failures to forget is written: successes to a healthy one neither
+      // queue on its row lock nor leave a dead row version each.
+      await trx('webhook_endpoints')
+        .where(endpoint)
+        .andWhere((failing) => failing.where('consecutive_failures', '>', 0).orWhereNotNull('failing_since'))
+        .update({ consecutive_failures: 0, failing_since: null });
       return { status, endpointDisabled: false };
     }
     const { rows } = await trx.raw(

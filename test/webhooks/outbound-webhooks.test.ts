@@ -229,6 +229,20 @@ describe('outbound webhooks: retries, failures and replays', () => {
     expect(endpointNow).toMatchObject({ status: 'active', consecutive_failures: 0, failing_since: null });
   });
 
+  it('leaves a healthy endpoint\'s row alone on each further success (no lock queue, no dead row per delivery)', async () => {
+    const { brand, advocate } = await premierBrandWithAdvocate();
+    const hook = await receiver();
+    const endpoint = await endpointFor(brand, hook.url, { events: ['conversion.created'] });
+    const rowVersion = async () => (await t.db('webhook_endpoints').where({ brand_id: brand.brandId, endpoint_id: endpoint.id }).first(t.db.raw('xmin::text AS version'))).version;
+    const before = await rowVersion();
+    for (const email of ['h1@example.com', 'h2@example.com']) {
+      await conversion(brand, { email, order_id: uniqueOrderId(), order_value: 10, referral_code: advocate.code });
+    }
+    await deliver(brand);
+    expect(hook.received).toHaveLength(2);
+    expect(await rowVersion()).toBe(before);
+  });
+
   it('marks a delivery failed after its 8 attempts', async () => {
     const { brand, advocate } = await premierBrandWithAdvocate();
     const hook = await receiver();
