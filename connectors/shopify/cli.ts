@@ -1,6 +1,6 @@
 import { requireCurrency } from '../../core/currency';
 import { inTransaction } from '../../core/db/transaction';
-import { CliError, type Command, brandFlag, choiceFlag, numberFlag, optionalFlag, requiredFlag } from '../../server/http';
+import { CliError, type Command, brandFlag, choiceFlag, flagsFirst, numberFlag, optionalFlag, requiredFlag } from '../../server/http';
 import { adminApiForBrand } from './admin-api';
 import { customAppCredentials } from './custom-app-credentials';
 import { inboxCounts, listInbox, requeueDelivery } from './inbox';
@@ -24,16 +24,17 @@ export function progressBar(done: number, total: number | null, width = 30): str
 /** The `referrals shopify …` commands, around the connector's settings. */
 export function shopifyCommands(settings: ShopifySettings): Record<string, Command> {
   return {
-    'shopify connect': {
-      usage:
-        'shopify connect --brand ID --shop x.myshopify.com (--client-id ID --client-secret SECRET | --access-token TOKEN --api-secret SECRET) [--app-url URL] [--json]',
-      async run(flags, { db, config, progress }) {
+    'shopify connect': flagsFirst(
+      'shopify connect --brand ID --shop x.myshopify.com (--client-id ID --client-secret SECRET | --access-token TOKEN --api-secret SECRET) [--app-url URL] [--json]',
+      (flags) => {
         const brandId = brandFlag(flags);
         const shop = normalizeShopDomain(requiredFlag(flags, 'shop'));
         if (!shop) throw new CliError('--shop must be the shop\'s myshopify.com domain, like example.myshopify.com');
         const appUrl = optionalFlag(flags, 'app-url') ?? settings.webhookOrigin;
         if (appUrl && !/^https?:\/\/[^/\s]+\/?$/.test(appUrl)) throw new CliError(`--app-url must be the service's origin, like https://referrals.example.com (got "${appUrl}")`);
-
+        return { flags, brandId, shop, appUrl };
+      },
+      async ({ flags, brandId, shop, appUrl }, { db, config, progress }) => {
         const { api, apiSecret, stored } = await customAppCredentials(flags, shop, progress);
         let shopName: string;
         let currency: string;
@@ -52,7 +53,7 @@ export function shopifyCommands(settings: ShopifySettings): Record<string, Comma
           : 'skipped: pass --app-url (or set SHOPIFY_APP_URL) so Shopify knows where to deliver webhooks';
         return { brand_id: brandId, shop, shop_name: shopName, app: 'custom', webhooks };
       },
-    },
+    ),
     'shopify inbox': {
       usage:
         'shopify inbox [--brand ID] [--status pending|done|failed] [--topic T] [--limit N] [--retry WEBHOOK_ID --brand ID] [--process] [--json]',
@@ -80,44 +81,41 @@ export function shopifyCommands(settings: ShopifySettings): Record<string, Comma
         };
       },
     },
-    'shopify data-requests': {
-      usage: 'shopify data-requests --brand ID [--json]',
-      async run(flags, { db }) {
-        return { data_requests: await listDataRequests(db, brandFlag(flags)) };
-      },
-    },
-    'shopify data-request': {
-      usage: 'shopify data-request --brand ID --id N [--json]',
-      async run(flags, { db }) {
+    'shopify data-requests': flagsFirst('shopify data-requests --brand ID [--json]', brandFlag, async (brandId, { db }) => ({
+      data_requests: await listDataRequests(db, brandId),
+    })),
+    'shopify data-request': flagsFirst(
+      'shopify data-request --brand ID --id N [--json]',
+      (flags) => {
         const id = requiredFlag(flags, 'id');
         if (!/^[1-9]\d{0,17}$/.test(id)) throw new CliError(`--id must be the number \`shopify data-requests\` lists (got "${id}")`);
-        return getDataRequest(db, brandFlag(flags), id);
+        return { brandId: brandFlag(flags), id };
       },
-    },
-    'shopify status': {
-      usage: 'shopify status --brand ID [--json]',
-      run: (flags, { db, config }) => {
-        const brandId = brandFlag(flags);
-        return shopStatus(db, brandId, () => adminApiForBrand(db, brandId, { encryptionSecret: config.keyEncryptionSecret, appConfig: settings.app }));
-      },
-    },
-    'shopify reconcile': {
-      usage: 'shopify reconcile --brand ID --since YYYY-MM-DD [--bulk] [--json]',
-      async run(flags, { db, config, isTTY, progress }) {
+      ({ brandId, id }, { db }) => getDataRequest(db, brandId, id),
+    ),
+    'shopify status': flagsFirst('shopify status --brand ID [--json]', brandFlag, (brandId, { db, config }) =>
+      shopStatus(db, brandId, () => adminApiForBrand(db, brandId, { encryptionSecret: config.keyEncryptionSecret, appConfig: settings.app })),
+    ),
+    'shopify reconcile': flagsFirst(
+      'shopify reconcile --brand ID --since YYYY-MM-DD [--bulk] [--json]',
+      (flags) => {
         const brandId = brandFlag(flags);
         const since = requiredFlag(flags, 'since');
         if (!DATE.test(since) || Number.isNaN(Date.parse(since))) throw new CliError(`--since must be a date like 2026-11-01 (got "${since}")`);
+        return { brandId, since, bulk: Boolean(flags.bulk) };
+      },
+      async ({ brandId, since, bulk }, { db, config, isTTY, progress }) => {
         const api = await adminApiForBrand(db, brandId, { encryptionSecret: config.keyEncryptionSecret, appConfig: settings.app });
         const summary = await reconcileShop(db, brandId, {
           since,
           api,
           webhookUri: settings.webhookOrigin ? webhookUrl(settings.webhookOrigin) : null,
-          bulk: flags.bulk ? {} : null,
+          bulk: bulk ? {} : null,
           onProgress: isTTY ? (done, total) => progress(`\r${progressBar(done, total)}`) : undefined,
         });
         if (isTTY) progress('\n');
         return summary;
       },
-    },
+    ),
   };
 }

@@ -16,7 +16,21 @@ export interface CliEnv {
 export interface Command {
   /** e.g. `brand create --name N --plan P` */
   usage: string;
+  /** Reads and checks the flags, with no side effect: called before a database is opened, so a usage error creates none. */
+  check?(flags: Flags): void;
   run(flags: Flags, env: CliEnv): Promise<unknown>;
+}
+
+/**
+ * A command that reads its flags into its input before it does anything: `check` and `run` share
+ * the reading, so the CLI answers a bad flag before it opens (or creates) a database.
+ */
+export function flagsFirst<Input>(usage: string, read: (flags: Flags) => Input, run: (input: Input, env: CliEnv) => Promise<unknown>): Command {
+  return {
+    usage,
+    check: (flags) => void read(flags),
+    run: (flags, env) => run(read(flags), env),
+  };
 }
 
 /** A command's output printed as is (a CSV file), instead of `key: value` lines or JSON. */

@@ -8,7 +8,7 @@ import { REVIEW_STATUSES, decideReview, listReviews } from '../../core/fraud/rev
 import { rewardBalance } from '../../core/ledger/reward-ledger';
 import { advocateFlag, brandFlag, choiceFlag, currencyFlag, numberFlag, optionalFlag, requiredFlag } from './args';
 import { CliError } from './cli-error';
-import type { Command } from './command';
+import { type CliEnv, type Command, flagsFirst } from './command';
 
 const REWARD_TYPES = ['fixed', 'percentage'] as const;
 
@@ -57,168 +57,155 @@ function brandSettingsFlags(flags: Parameters<Command['run']>[0]) {
   return Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined));
 }
 
+/** `review approve` and `review reject`, once their flags are read. */
+async function decide(
+  { brandId, reviewId, decision }: { brandId: string; reviewId: number; decision: Parameters<typeof decideReview>[3] },
+  { db }: CliEnv,
+): Promise<unknown> {
+  const brand = await getBrand(db, brandId);
+  return inTransaction(db, (trx) => decideReview(trx, brand, reviewId, decision));
+}
+
 export const coreCommands: Record<string, Command> = {
-  'dashboard login': {
-    usage: 'dashboard login --brand ID [--json]',
-    async run(flags, { db, config }) {
-      const link = await createLoginLink(db, brandFlag(flags));
-      const url = new URL(`${config.publicUrl ?? `http://localhost:${config.port}`}/dashboard/login`);
-      url.searchParams.set('brand', link.brand_id);
-      url.searchParams.set('token', link.token);
-      return {
-        url: url.toString(),
-        brand_id: link.brand_id,
-        expires_at: link.expires_at.toISOString(),
-        note: `Open the link within ${LOGIN_LINK_TTL_MINUTES} minutes; it signs in once.`,
-      };
-    },
-  },
+  'dashboard login': flagsFirst('dashboard login --brand ID [--json]', brandFlag, async (brandId, { db, config }) => {
+    const link = await createLoginLink(db, brandId);
+    const url = new URL(`${config.publicUrl ?? `http://localhost:${config.port}`}/dashboard/login`);
+    url.searchParams.set('brand', link.brand_id);
+    url.searchParams.set('token', link.token);
+    return {
+      url: url.toString(),
+      brand_id: link.brand_id,
+      expires_at: link.expires_at.toISOString(),
+      note: `Open the link within ${LOGIN_LINK_TTL_MINUTES} minutes; it signs in once.`,
+    };
+  }),
   migrate: {
     usage: 'migrate',
     async run(_flags, { db }) {
       return { migrations_run: await migrateToLatest(db) };
     },
   },
-  'brand create': {
-    usage:
-      'brand create --name N --plan starter|growth|premier [--currency USD] [--reward-type fixed|percentage --reward-value V] ' +
+  'brand create': flagsFirst(
+    'brand create --name N --plan starter|growth|premier [--currency USD] [--reward-type fixed|percentage --reward-value V] ' +
       '[--referee-discount-type fixed|percentage --referee-discount-value V] [--reward-hold-days N (default 30)] ' +
       '[--allow-pending-redemption yes|no] [--json]',
-    async run(flags, { db, config }) {
+    (flags) => {
       const name = requiredFlag(flags, 'name');
       const plan = choiceFlag(flags, 'plan', PLANS);
       if (!plan) throw new CliError(`--plan is required (one of ${PLANS.join(', ')})`);
-      const settings = brandSettingsFlags(flags);
       const currency = currencyFlag(flags);
-      return inTransaction(db, async (trx) => {
-        const brand = await createBrand(trx, { name, plan, ...(currency ? { currency } : {}), ...settings });
+      return { name, plan, ...(currency ? { currency } : {}), ...brandSettingsFlags(flags) };
+    },
+    (input, { db, config }) =>
+      inTransaction(db, async (trx) => {
+        const brand = await createBrand(trx, input);
         const key = await createApiKey(trx, brand.brand_id, config.keyEncryptionSecret, 'initial');
         return { brand_id: brand.brand_id, api_key: key.api_key, key_id: key.key_id, brand };
-      });
-    },
-  },
+      }),
+  ),
   'brand list': {
     usage: 'brand list [--json]',
     async run(_flags, { db }) {
       return { brands: await listBrands(db) };
     },
   },
-  'brand show': {
-    usage: 'brand show --brand ID [--json]',
-    async run(flags, { db }) {
-      return { brand: await getBrand(db, brandFlag(flags)) };
-    },
-  },
-  'brand settings': {
-    usage:
-      'brand settings --brand ID [--plan P] [--attribution-model last_click|first_click] [--attribution-window-days N] ' +
+  'brand show': flagsFirst('brand show --brand ID [--json]', brandFlag, async (brandId, { db }) => ({ brand: await getBrand(db, brandId) })),
+  'brand settings': flagsFirst(
+    'brand settings --brand ID [--plan P] [--attribution-model last_click|first_click] [--attribution-window-days N] ' +
       '[--referee-discount-type fixed|percentage] [--referee-discount-value V] [--referee-min-purchase V] ' +
       '[--referee-discount-cap V] [--reward-type fixed|percentage] [--reward-value V] [--count-test-orders yes|no] ' +
       '[--reward-hold-days N] [--allow-pending-redemption yes|no] ' +
       '[--fraud-self-referral yes|no] [--fraud-velocity yes|no] [--fraud-disposable-email yes|no] ' +
       '[--fraud-max-per-advocate-hour N] [--fraud-max-per-ip-day N] [--fraud-ip-window-days N] [--json]',
-    async run(flags, { db }) {
+    (flags) => {
       const brandId = brandFlag(flags);
       const plan = choiceFlag(flags, 'plan', PLANS);
       const changes = { ...brandSettingsFlags(flags), ...(plan ? { plan } : {}) };
       if (Object.keys(changes).length === 0) throw new CliError('nothing to change: pass at least one setting');
-      return { brand: await updateBrand(db, brandId, changes) };
+      return { brandId, changes };
     },
-  },
-  'key create': {
-    usage: 'key create --brand ID [--label L] [--json]',
-    async run(flags, { db, config }) {
-      const brandId = brandFlag(flags);
+    async ({ brandId, changes }, { db }) => ({ brand: await updateBrand(db, brandId, changes) }),
+  ),
+  'key create': flagsFirst(
+    'key create --brand ID [--label L] [--json]',
+    (flags) => ({ brandId: brandFlag(flags), label: optionalFlag(flags, 'label') ?? null }),
+    async ({ brandId, label }, { db, config }) => {
       await getBrand(db, brandId);
-      return createApiKey(db, brandId, config.keyEncryptionSecret, optionalFlag(flags, 'label') ?? null);
+      return createApiKey(db, brandId, config.keyEncryptionSecret, label);
     },
-  },
-  'key list': {
-    usage: 'key list --brand ID [--json]',
-    async run(flags, { db }) {
-      return { keys: await listApiKeys(db, brandFlag(flags)) };
-    },
-  },
-  'key revoke': {
-    usage: 'key revoke --brand ID --key KEY_ID [--json]',
-    async run(flags, { db }) {
-      return revokeApiKey(db, brandFlag(flags), requiredFlag(flags, 'key'));
-    },
-  },
-  'advocate create': {
-    usage: 'advocate create --brand ID --email E --first-name F [--last-name L] [--code C] [--json]',
-    async run(flags, { db }) {
+  ),
+  'key list': flagsFirst('key list --brand ID [--json]', brandFlag, async (brandId, { db }) => ({ keys: await listApiKeys(db, brandId) })),
+  'key revoke': flagsFirst(
+    'key revoke --brand ID --key KEY_ID [--json]',
+    (flags) => ({ brandId: brandFlag(flags), keyId: requiredFlag(flags, 'key') }),
+    ({ brandId, keyId }, { db }) => revokeApiKey(db, brandId, keyId),
+  ),
+  'advocate create': flagsFirst(
+    'advocate create --brand ID --email E --first-name F [--last-name L] [--code C] [--json]',
+    (flags) => {
       const brandId = brandFlag(flags);
       const email = requiredFlag(flags, 'email');
       if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new CliError(`--email must be an email address (got "${email}")`);
-      const firstName = requiredFlag(flags, 'first-name');
-      return inTransaction(db, async (trx) => {
+      const advocate = { email, first_name: requiredFlag(flags, 'first-name'), last_name: optionalFlag(flags, 'last-name') ?? null, code: optionalFlag(flags, 'code') };
+      return { brandId, advocate };
+    },
+    ({ brandId, advocate: input }, { db }) =>
+      inTransaction(db, async (trx) => {
         await getBrand(trx, brandId);
-        const advocate = await createAdvocate(trx, brandId, {
-          email,
-          first_name: firstName,
-          last_name: optionalFlag(flags, 'last-name') ?? null,
-          code: optionalFlag(flags, 'code'),
-        });
+        const advocate = await createAdvocate(trx, brandId, input);
         return { advocate_id: advocate.advocate_id, referral_code: advocate.referral_codes[0], advocate };
-      });
-    },
-  },
-  'advocate list': {
-    usage: 'advocate list --brand ID [--json]',
-    async run(flags, { db }) {
-      return { advocates: await listAdvocates(db, brandFlag(flags)) };
-    },
-  },
-  'advocate add-code': {
-    usage: 'advocate add-code --brand ID --advocate ADVOCATE_ID --code C [--kind referral|coupon] [--json]',
-    async run(flags, { db }) {
-      const brandId = brandFlag(flags);
-      const advocateId = advocateFlag(flags);
-      const code = requiredFlag(flags, 'code');
-      const kind = choiceFlag(flags, 'kind', ['referral', 'coupon'] as const) ?? 'referral';
-      return inTransaction(db, async (trx) => {
+      }),
+  ),
+  'advocate list': flagsFirst('advocate list --brand ID [--json]', brandFlag, async (brandId, { db }) => ({ advocates: await listAdvocates(db, brandId) })),
+  'advocate add-code': flagsFirst(
+    'advocate add-code --brand ID --advocate ADVOCATE_ID --code C [--kind referral|coupon] [--json]',
+    (flags) => ({
+      brandId: brandFlag(flags),
+      advocateId: advocateFlag(flags),
+      code: requiredFlag(flags, 'code'),
+      kind: choiceFlag(flags, 'kind', ['referral', 'coupon'] as const) ?? 'referral',
+    }),
+    ({ brandId, advocateId, code, kind }, { db }) =>
+      inTransaction(db, async (trx) => {
         await getAdvocate(trx, brandId, advocateId);
         await addReferralCode(trx, brandId, advocateId, code, false, kind);
         return { advocate: await getAdvocate(trx, brandId, advocateId), code, kind };
-      });
-    },
-  },
-  'advocate balance': {
-    usage: 'advocate balance --brand ID --advocate ADVOCATE_ID [--json]',
-    async run(flags, { db }) {
-      const brandId = brandFlag(flags);
-      const advocateId = advocateFlag(flags);
+      }),
+  ),
+  'advocate balance': flagsFirst(
+    'advocate balance --brand ID --advocate ADVOCATE_ID [--json]',
+    (flags) => ({ brandId: brandFlag(flags), advocateId: advocateFlag(flags) }),
+    async ({ brandId, advocateId }, { db }) => {
       await getAdvocate(db, brandId, advocateId);
       return rewardBalance(db, brandId, advocateId);
     },
-  },
-  'review list': {
-    usage: 'review list --brand ID [--status open|approved|rejected] [--after REVIEW_ID] [--limit N] [--json]',
-    async run(flags, { db }) {
+  ),
+  'review list': flagsFirst(
+    'review list --brand ID [--status open|approved|rejected] [--after REVIEW_ID] [--limit N] [--json]',
+    (flags) => {
       const brandId = brandFlag(flags);
       const limit = numberFlag(flags, 'limit', { integer: true }) ?? 50;
       if (limit < 1 || limit > 200) throw new CliError('--limit must be from 1 to 200');
-      const query = { status: choiceFlag(flags, 'status', REVIEW_STATUSES), after: numberFlag(flags, 'after', { integer: true }), limit };
-      return listReviews(db, await getBrand(db, brandId), query);
+      return { brandId, query: { status: choiceFlag(flags, 'status', REVIEW_STATUSES), after: numberFlag(flags, 'after', { integer: true }), limit } };
     },
-  },
-  'review approve': {
-    usage: 'review approve --brand ID --review REVIEW_ID [--note TEXT] [--by NAME] [--json]',
-    async run(flags, { db }) {
-      const [brandId, reviewId] = [brandFlag(flags), reviewFlag(flags)];
-      const decision = { decision: 'approved' as const, decided_by: optionalFlag(flags, 'by') ?? 'cli', note: optionalFlag(flags, 'note') ?? null };
-      const brand = await getBrand(db, brandId);
-      return inTransaction(db, (trx) => decideReview(trx, brand, reviewId, decision));
-    },
-  },
-  'review reject': {
-    usage: 'review reject --brand ID --review REVIEW_ID --reason TEXT [--by NAME] [--json]',
-    async run(flags, { db }) {
-      const [brandId, reviewId] = [brandFlag(flags), reviewFlag(flags)];
-      const decision = { decision: 'rejected' as const, decided_by: optionalFlag(flags, 'by') ?? 'cli', note: requiredFlag(flags, 'reason') };
-      const brand = await getBrand(db, brandId);
-      return inTransaction(db, (trx) => decideReview(trx, brand, reviewId, decision));
-    },
-  },
+    async ({ brandId, query }, { db }) => listReviews(db, await getBrand(db, brandId), query),
+  ),
+  'review approve': flagsFirst(
+    'review approve --brand ID --review REVIEW_ID [--note TEXT] [--by NAME] [--json]',
+    (flags) => ({
+      brandId: brandFlag(flags),
+      reviewId: reviewFlag(flags),
+      decision: { decision: 'approved' as const, decided_by: optionalFlag(flags, 'by') ?? 'cli', note: optionalFlag(flags, 'note') ?? null },
+    }),
+    decide,
+  ),
+  'review reject': flagsFirst(
+    'review reject --brand ID --review REVIEW_ID --reason TEXT [--by NAME] [--json]',
+    (flags) => ({
+      brandId: brandFlag(flags),
+      reviewId: reviewFlag(flags),
+      decision: { decision: 'rejected' as const, decided_by: optionalFlag(flags, 'by') ?? 'cli', note: requiredFlag(flags, 'reason') },
+    }),
+    decide,
+  ),
 };

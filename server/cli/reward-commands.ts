@@ -10,7 +10,7 @@ import { REWARD_STATUSES } from '../../core/rewards/reward-status';
 import { approveDueRewards, approveReward, voidReward } from '../../core/rewards/reward-transitions';
 import { brandFlag, choiceFlag, numberFlag, optionalFlag, requiredFlag } from './args';
 import { CliError } from './cli-error';
-import { type Command, TextOutput } from './command';
+import { type Command, TextOutput, flagsFirst } from './command';
 import { parsePaidCsv, payoutsCsv } from './payouts-csv';
 
 /** Who made a transition from the command line. */
@@ -30,63 +30,63 @@ export const rewardCommands: Record<string, Command> = {
       return approveDueRewards(db);
     },
   },
-  'rewards approve': {
-    usage: 'rewards approve --brand ID --reward REWARD_ID [--reason TEXT] [--json]',
-    async run(flags, { db }) {
-      const brandId = brandFlag(flags);
-      const rewardId = rewardFlag(flags);
-      const reason = optionalFlag(flags, 'reason') ?? null;
-      return inTransaction(db, async (trx) => ({
+  'rewards approve': flagsFirst(
+    'rewards approve --brand ID --reward REWARD_ID [--reason TEXT] [--json]',
+    (flags) => ({ brandId: brandFlag(flags), rewardId: rewardFlag(flags), reason: optionalFlag(flags, 'reason') ?? null }),
+    ({ brandId, rewardId, reason }, { db }) =>
+      inTransaction(db, async (trx) => ({
         reward: await approveReward(trx, await getBrand(trx, brandId), { reward_id: rewardId, actor: CLI_ACTOR, reason }),
-      }));
-    },
-  },
-  'rewards void': {
-    usage: 'rewards void --brand ID --reward REWARD_ID --reason TEXT [--json]',
-    async run(flags, { db }) {
-      const brandId = brandFlag(flags);
-      const rewardId = rewardFlag(flags);
-      const reason = requiredFlag(flags, 'reason');
-      return inTransaction(db, async (trx) => ({
+      })),
+  ),
+  'rewards void': flagsFirst(
+    'rewards void --brand ID --reward REWARD_ID --reason TEXT [--json]',
+    (flags) => ({ brandId: brandFlag(flags), rewardId: rewardFlag(flags), reason: requiredFlag(flags, 'reason') }),
+    ({ brandId, rewardId, reason }, { db }) =>
+      inTransaction(db, async (trx) => ({
         reward: await voidReward(trx, await getBrand(trx, brandId), { reward_id: rewardId, actor: CLI_ACTOR, reason }),
-      }));
-    },
-  },
-  'rewards list': {
-    usage: 'rewards list --brand ID [--status in_review|pending|approved|voided] [--advocate ADVOCATE_ID] [--limit N] [--cursor REWARD_ID] [--json]',
-    async run(flags, { db }) {
+      })),
+  ),
+  'rewards list': flagsFirst(
+    'rewards list --brand ID [--status in_review|pending|approved|voided] [--advocate ADVOCATE_ID] [--limit N] [--cursor REWARD_ID] [--json]',
+    (flags) => {
       const brandId = brandFlag(flags);
-      await getBrand(db, brandId);
       const limit = numberFlag(flags, 'limit', { integer: true }) ?? 50;
       if (limit < 1 || limit > 1000) throw new CliError('--limit must be from 1 to 1000');
-      const advocateId = numberFlag(flags, 'advocate', { integer: true });
-      if (advocateId !== undefined) await getAdvocate(db, brandId, advocateId);
-      return listRewards(db, brandId, {
+      const query = {
         status: choiceFlag(flags, 'status', REWARD_STATUSES),
-        advocate_id: advocateId,
+        advocate_id: numberFlag(flags, 'advocate', { integer: true }),
         limit,
         cursor: numberFlag(flags, 'cursor', { integer: true }),
-      });
+      };
+      return { brandId, query };
     },
-  },
-  'payouts export': {
-    usage: 'payouts export --brand ID [--min 25.00] [--csv | --json]   (approved, unpaid balances per advocate)',
-    async run(flags, { db }) {
-      const brand = await getBrand(db, brandFlag(flags));
+    async ({ brandId, query }, { db }) => {
+      await getBrand(db, brandId);
+      if (query.advocate_id !== undefined) await getAdvocate(db, brandId, query.advocate_id);
+      return listRewards(db, brandId, query);
+    },
+  ),
+  'payouts export': flagsFirst(
+    'payouts export --brand ID [--min 25.00] [--csv | --json]   (approved, unpaid balances per advocate)',
+    (flags) => {
+      const brandId = brandFlag(flags);
       const min = optionalFlag(flags, 'min') ?? '0';
       if (!/^\d{1,12}(\.\d{1,4})?$/.test(min)) throw new CliError(`--min must be an amount such as 25.00 (got "${min}")`);
-      const payouts = await payoutCandidates(db, brand, Number(min));
-      if (flags.csv) return new TextOutput(payoutsCsv(payouts));
+      return { brandId, min: Number(min), csv: Boolean(flags.csv) };
+    },
+    async ({ brandId, min, csv }, { db }) => {
+      const brand = await getBrand(db, brandId);
+      const payouts = await payoutCandidates(db, brand, min);
+      if (csv) return new TextOutput(payoutsCsv(payouts));
       const exponent = currencyExponent(brand.currency);
       const total = payouts.reduce((sum, line) => sum + toMinor(line.amount, exponent), 0);
       return { payouts, count: payouts.length, currency: brand.currency, total: amountFromMinor(total, exponent) };
     },
-  },
-  'payouts mark-paid': {
-    usage: 'payouts mark-paid --brand ID --file paid.csv [--json]   (the export\'s CSV, once paid; the same file again changes nothing)',
-    async run(flags, { db }) {
-      const brandId = brandFlag(flags);
-      const file = requiredFlag(flags, 'file');
+  ),
+  'payouts mark-paid': flagsFirst(
+    'payouts mark-paid --brand ID --file paid.csv [--json]   (the export\'s CSV, once paid; the same file again changes nothing)',
+    (flags) => ({ brandId: brandFlag(flags), file: requiredFlag(flags, 'file') }),
+    async ({ brandId, file }, { db }) => {
       let text: string;
       try {
         text = fs.readFileSync(file, 'utf8');
@@ -96,5 +96,5 @@ export const rewardCommands: Record<string, Command> = {
       const rows = parsePaidCsv(text);
       return inTransaction(db, async (trx) => markPaid(trx, await getBrand(trx, brandId), rows, CLI_ACTOR));
     },
-  },
+  ),
 };

@@ -35,8 +35,8 @@ type Resolved = { answer: CliOutput } | { command: Command; flags: Flags };
 
 /**
  * The command a line names, or the whole answer when it names none: no command, --help, an
- * unknown one, or connector settings that do not parse. Needs no database, so the CLI answers
- * these before it opens (or creates) one.
+ * unknown one, connector settings that do not parse, or flags the command's check refuses. Needs no
+ * database, so the CLI answers these before it opens (or creates) one.
  */
 function resolve(argv: string[], connectors?: readonly ConnectorParts[]): Resolved {
   let commands: Record<string, Command>;
@@ -52,7 +52,19 @@ function resolve(argv: string[], connectors?: readonly ConnectorParts[]): Resolv
   }
   const name = Object.keys(commands).find((candidate) => candidate === words.join(' '));
   if (!name) return { answer: { code: 2, stdout: '', stderr: `unknown command "${words.join(' ')}"\n\n${usage(commands)}\n` } };
-  return { command: commands[name]!, flags };
+  const command = commands[name]!;
+  try {
+    command.check?.(flags);
+  } catch (error) {
+    if (error instanceof CliError) return { answer: badFlag(command, error) };
+    throw error;
+  }
+  return { command, flags };
+}
+
+/** A flag the command cannot use: the message and the command's usage, exit 2. */
+function badFlag(command: Command, error: CliError): CliOutput {
+  return { code: 2, stdout: '', stderr: `error: ${error.message}\nusage: referrals ${command.usage}\n` };
 }
 
 /** The answer to a line that names no command to run (see resolve), or null when one must run. */
@@ -72,7 +84,7 @@ export async function runCli(argv: string[], env: CliEnv): Promise<CliOutput> {
     const stdout = flags.json ? JSON.stringify(result) : humanize(result);
     return { code: 0, stdout: stdout + '\n', stderr: '' };
   } catch (error) {
-    if (error instanceof CliError) return { code: 2, stdout: '', stderr: `error: ${error.message}\nusage: referrals ${command.usage}\n` };
+    if (error instanceof CliError) return badFlag(command, error);
     if (error instanceof DomainError) return { code: 1, stdout: '', stderr: `error: ${error.message}\n` };
     return { code: 1, stdout: '', stderr: `error: ${(error as Error).message}\n` };
   }

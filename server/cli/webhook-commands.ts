@@ -8,7 +8,7 @@ import { testWebhookEndpoint } from '../webhooks/deliver-webhooks';
 import { deliveryDepsOf, endpointOptionsOf } from '../webhooks/webhook-deps';
 import { brandFlag, numberFlag, optionalFlag, requiredFlag } from './args';
 import { CliError } from './cli-error';
-import type { Command } from './command';
+import { type Command, flagsFirst } from './command';
 
 function eventsFlag(flags: Parameters<Command['run']>[0]) {
   const list = optionalFlag(flags, 'events');
@@ -27,60 +27,42 @@ function deliveryFlag(flags: Parameters<Command['run']>[0]): number {
   return id;
 }
 
+const brandAndEndpoint = (flags: Parameters<Command['run']>[0]) => ({ brandId: brandFlag(flags), endpointId: requiredFlag(flags, 'endpoint') });
+
 /** `referrals webhook …`: a brand's outbound webhook endpoints and their delivery log (docs/webhooks.md). */
 export const webhookCommands: Record<string, Command> = {
-  'webhook add': {
-    usage: 'webhook add --brand ID --url URL [--events claim.created,conversion.created,...] [--description D] [--json]',
-    async run(flags, { db, config }) {
-      const brandId = brandFlag(flags);
-      const url = requiredFlag(flags, 'url');
-      const events = eventsFlag(flags);
+  'webhook add': flagsFirst(
+    'webhook add --brand ID --url URL [--events claim.created,conversion.created,...] [--description D] [--json]',
+    (flags) => ({
+      brandId: brandFlag(flags),
+      endpoint: { url: requiredFlag(flags, 'url'), events: eventsFlag(flags), description: optionalFlag(flags, 'description') ?? null },
+    }),
+    async ({ brandId, endpoint: input }, { db, config }) => {
       await getBrand(db, brandId);
-      const endpoint = await createWebhookEndpoint(
-        db,
-        brandId,
-        { url, events, description: optionalFlag(flags, 'description') ?? null },
-        endpointOptionsOf(config),
-      );
+      const endpoint = await createWebhookEndpoint(db, brandId, input, endpointOptionsOf(config));
       const { secret, ...shown } = endpoint;
       return { endpoint_id: endpoint.id, secret, note: 'the signing secret is shown only this once', endpoint: shown };
     },
-  },
-  'webhook list': {
-    usage: 'webhook list --brand ID [--json]',
-    async run(flags, { db }) {
-      return { endpoints: await listWebhookEndpoints(db, brandFlag(flags)) };
-    },
-  },
-  'webhook remove': {
-    usage: 'webhook remove --brand ID --endpoint ENDPOINT_ID [--json]',
-    async run(flags, { db }) {
-      return removeWebhookEndpoint(db, brandFlag(flags), requiredFlag(flags, 'endpoint'));
-    },
-  },
-  'webhook enable': {
-    usage: 'webhook enable --brand ID --endpoint ENDPOINT_ID [--json]',
-    async run(flags, { db }) {
-      return { endpoint: await enableWebhookEndpoint(db, brandFlag(flags), requiredFlag(flags, 'endpoint')) };
-    },
-  },
-  'webhook test': {
-    usage: 'webhook test --brand ID --endpoint ENDPOINT_ID [--json]',
-    async run(flags, { db, config }) {
-      const delivery = await testWebhookEndpoint(deliveryDepsOf({ db, config }), brandFlag(flags), requiredFlag(flags, 'endpoint'));
-      return { delivered: delivery.status === 'delivered', delivery };
-    },
-  },
-  'webhook replay': {
-    usage: 'webhook replay --brand ID --delivery DELIVERY_ID [--json]',
-    async run(flags, { db }) {
-      return { delivery: await replayWebhookDelivery(db, brandFlag(flags), deliveryFlag(flags)) };
-    },
-  },
-  'webhook deliveries': {
-    usage: 'webhook deliveries --brand ID [--endpoint ENDPOINT_ID] [--json]',
-    async run(flags, { db }) {
-      return { deliveries: await listWebhookDeliveries(db, brandFlag(flags), { endpointId: optionalFlag(flags, 'endpoint') }) };
-    },
-  },
+  ),
+  'webhook list': flagsFirst('webhook list --brand ID [--json]', brandFlag, async (brandId, { db }) => ({ endpoints: await listWebhookEndpoints(db, brandId) })),
+  'webhook remove': flagsFirst('webhook remove --brand ID --endpoint ENDPOINT_ID [--json]', brandAndEndpoint, ({ brandId, endpointId }, { db }) =>
+    removeWebhookEndpoint(db, brandId, endpointId),
+  ),
+  'webhook enable': flagsFirst('webhook enable --brand ID --endpoint ENDPOINT_ID [--json]', brandAndEndpoint, async ({ brandId, endpointId }, { db }) => ({
+    endpoint: await enableWebhookEndpoint(db, brandId, endpointId),
+  })),
+  'webhook test': flagsFirst('webhook test --brand ID --endpoint ENDPOINT_ID [--json]', brandAndEndpoint, async ({ brandId, endpointId }, { db, config }) => {
+    const delivery = await testWebhookEndpoint(deliveryDepsOf({ db, config }), brandId, endpointId);
+    return { delivered: delivery.status === 'delivered', delivery };
+  }),
+  'webhook replay': flagsFirst(
+    'webhook replay --brand ID --delivery DELIVERY_ID [--json]',
+    (flags) => ({ brandId: brandFlag(flags), deliveryId: deliveryFlag(flags) }),
+    async ({ brandId, deliveryId }, { db }) => ({ delivery: await replayWebhookDelivery(db, brandId, deliveryId) }),
+  ),
+  'webhook deliveries': flagsFirst(
+    'webhook deliveries --brand ID [--endpoint ENDPOINT_ID] [--json]',
+    (flags) => ({ brandId: brandFlag(flags), endpointId: optionalFlag(flags, 'endpoint') }),
+    async ({ brandId, endpointId }, { db }) => ({ deliveries: await listWebhookDeliveries(db, brandId, { endpointId }) }),
+  ),
 };

@@ -8,6 +8,6 @@ export { parseJsonObject, readRawBody } from '../middleware/json-body';
 export { UUID_PATTERN } from '../middleware/authenticate-api-key';
 export { brandSignedBy } from '../middleware/brand-signed-by';
 export type { ConnectionSection, ConnectionTable, Connector, ConnectorDeps, ConnectorParts, DashboardParts, EmbeddedSession, Worker } from './connector';
-export type { CliEnv, Command } from '../cli/command';
+export { type CliEnv, type Command, flagsFirst } from '../cli/command';
 export { type Flags, brandFlag, choiceFlag, numberFlag, optionalFlag, requiredFlag } from '../cli/args';
 export { CliError } from '../cli/cli-error';

@@ -27,4 +27,14 @@ describe('referrals without a command to run', () => {
     expect(bare).toMatchObject({ code: 2, stdout: '', createdDatabase: false });
     expect(bare.stderr).toContain('usage: referrals <command>');
   });
+
+  it('answers a flag the command cannot use with exit 2, the message and its usage, and creates no database', async () => {
+    const missing = await onEmptyDataDir('brand', 'create', '--plan', 'growth', '--json');
+    expect(missing).toMatchObject({ code: 2, stdout: '', createdDatabase: false });
+    expect(missing.stderr).toContain('error: --name is required');
+    expect(missing.stderr).toContain('usage: referrals brand create --name N');
+    const badBrand = await onEmptyDataDir('rewards', 'list', '--brand', 'not-a-uuid');
+    expect(badBrand).toMatchObject({ code: 2, createdDatabase: false });
+    expect(badBrand.stderr).toContain('--brand must be a brand ID');
+  });
 });
