@@ -40,6 +40,12 @@ export interface Config {
   publicUrl?: string;
   /** Group commit of the ingest routes (CONVERSION_BATCH_* variables, server/write-batch-settings.ts); absent fields: from the environment. */
   writeBatch?: Partial<WriteBatchSettings>;
+  /**
+   * Whether a dashboard sign-in stores the last 90, then 366, days' report figures in the background
+   * (DASHBOARD_WARM_REPORTS, default true). Off, each page stores the days it shows when it first
+   * needs them. Absent: on.
+   */
+  warmReportsOnSignIn?: boolean;
 }
 
 /** How often a process shares its rate-limit counts when RATE_LIMIT_SYNC_MS is not set. */
@@ -66,6 +72,13 @@ function integerSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, 
 
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   return integerSetting(env, name, fallback, 1, 'a positive integer');
+}
+
+function booleanSetting(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw !== 'true' && raw !== 'false') throw new Error(`${name} must be true or false, got "${raw}"`);
+  return raw === 'true';
 }
 
 /**
@@ -114,5 +127,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitSyncMs: integerSetting(env, 'RATE_LIMIT_SYNC_MS', DEFAULT_RATE_LIMIT_SYNC_MS, 0, 'a whole number of milliseconds (0 or more)'),
     apiKeyCacheSeconds: env.API_KEY_CACHE_SECONDS === '0' ? 0 : positiveInt(env, 'API_KEY_CACHE_SECONDS', 60),
     webhooks: loadWebhookSettings(env),
+    warmReportsOnSignIn: booleanSetting(env, 'DASHBOARD_WARM_REPORTS', true),
   };
 }

@@ -54,9 +54,11 @@ export async function login(ctx: Ctx, form: URLSearchParams): Promise<void> {
   const { brandId, token } = linkOf(form);
   const session = await inTransaction(ctx.app.context.deps.db, (trx) => redeemLoginLink(trx, brandId, token));
   setSessionCookie(ctx, session.cookie, session.expires_at);
-  const { db, logger } = ctx.app.context.deps;
-  // Not awaited: the overview opens while the last 90 (then 366) days' figures are stored.
-  warmReports(db, brandId).catch((error) => logger.warn({ err: error, brand_id: brandId }, 'dashboard: storing report days failed'));
+  const { db, logger, config } = ctx.app.context.deps;
+  if (config.warmReportsOnSignIn !== false) {
+    // Not awaited: the overview opens while the last 90 (then 366) days' figures are stored.
+    warmReports(db, brandId).catch((error) => logger.warn({ err: error, brand_id: brandId }, 'dashboard: storing report days failed'));
+  }
   ctx.set('Cache-Control', 'no-store');
   ctx.redirect('/dashboard');
   ctx.status = 303;

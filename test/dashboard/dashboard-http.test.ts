@@ -181,10 +181,24 @@ describe('what the dashboard shows', () => {
     const longAgo = new Date(Date.now() - 200 * 86_400_000);
     await t.db('conversions').where({ brand_id: brand.brandId, order_id: orderId }).update({ created_at: longAgo });
     const day = longAgo.toISOString().slice(0, 10);
-    await signedInAgent(t.app, t.db, brand.brandId);
+    const warming = await startTestApp({ warmReportsOnSignIn: true }, t.db); // DASHBOARD_WARM_REPORTS's default; off in the other tests
+    await signedInAgent(warming.app, t.db, brand.brandId);
     const storedDay = () => t.db('report_days').where({ brand_id: brand.brandId }).whereRaw(`day = CAST(? AS date)`, [day]).first();
     for (let wait = 0; wait < 100 && !(await storedDay()); wait += 1) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(await storedDay()).toMatchObject({ conversions: 1, revenue: '70.00' });
+  });
+
+  it('stores nothing at sign-in with DASHBOARD_WARM_REPORTS=false: the overview stores the days it shows', async () => {
+    const brand = await givenBrand(t.db);
+    const advocate = await givenAdvocate(t.db, brand.brandId);
+    expect((await t.http.post('/api/v1/track/conversion').set(brand.headers).send({ email: 'z@example.com', order_id: uniqueOrderId(), order_value: 30, referral_code: advocate.code })).status).toBe(201);
+    await t.db('conversions').where({ brand_id: brand.brandId }).update({ created_at: new Date(Date.now() - 10 * 86_400_000) });
+    const agent = await signedInAgent(t.app, t.db, brand.brandId);
+    const storedDays = async () => Number((await t.db('report_days').where({ brand_id: brand.brandId }).count({ days: '*' }).first())!.days);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await storedDays()).toBe(0);
+    expect(metric((await agent.get('/dashboard?period=30')).text, 'revenue')).toBe('30.00 USD');
+    expect(await storedDays()).toBeGreaterThanOrEqual(29);
   });
 
   it('stores a closed day\'s figures once, and shows a later refund of that day\'s order at once (the stored day is dropped)', async () => {

@@ -22,6 +22,9 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     keyEncryptionSecret: TEST_SECRET,
     logLevel: 'silent',
     rateLimits: GENEROUS_LIMITS,
+    // A sign-in's background warm-up writes 366 days per brand and would race the pages a test
+    // reads; test/dashboard/warm-reports.test.ts turns it on.
+    warmReportsOnSignIn: false,
     ...overrides,
   };
 }
