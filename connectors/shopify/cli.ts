@@ -54,33 +54,33 @@ export function shopifyCommands(settings: ShopifySettings): Record<string, Comma
         return { brand_id: brandId, shop, shop_name: shopName, app: 'custom', webhooks };
       },
     ),
-    'shopify inbox': {
-      usage:
-        'shopify inbox [--brand ID] [--status pending|done|failed] [--topic T] [--limit N] [--retry WEBHOOK_ID --brand ID] [--process] [--json]',
-      async run(flags, { db }) {
+    'shopify inbox': flagsFirst(
+      'shopify inbox [--brand ID] [--status pending|done|failed] [--topic T] [--limit N] [--retry WEBHOOK_ID --brand ID] [--process] [--json]',
+      (flags) => {
         const brandId = flags.brand !== undefined ? brandFlag(flags) : undefined;
-        const retry = optionalFlag(flags, 'retry');
-        let retried: string | undefined;
-        if (retry) {
-          if (!brandId) throw new CliError('--retry needs --brand');
-          await requeueDelivery(db, brandId, retry);
-          retried = retry;
-        }
-        const processed = flags.process || retried ? await processInbox(db, { brandId }) : undefined;
-        const deliveries = await listInbox(db, {
+        const webhookId = optionalFlag(flags, 'retry');
+        if (webhookId && !brandId) throw new CliError('--retry needs --brand');
+        const list = {
           brandId,
           status: choiceFlag(flags, 'status', ['pending', 'done', 'failed'] as const),
           topic: optionalFlag(flags, 'topic'),
           limit: numberFlag(flags, 'limit', { integer: true }) ?? 50,
-        });
+        };
+        const retry = webhookId && brandId ? { brandId, webhookId } : undefined;
+        return { brandId, retry, processNow: Boolean(flags.process) || retry !== undefined, list };
+      },
+      async ({ brandId, retry, processNow, list }, { db }) => {
+        if (retry) await requeueDelivery(db, retry.brandId, retry.webhookId);
+        const processed = processNow ? await processInbox(db, { brandId }) : undefined;
+        const deliveries = await listInbox(db, list);
         return {
           counts: await inboxCounts(db, brandId),
-          ...(retried ? { retried } : {}),
+          ...(retry ? { retried: retry.webhookId } : {}),
           ...(processed ? { processed } : {}),
           deliveries,
         };
       },
-    },
+    ),
     'shopify data-requests': flagsFirst('shopify data-requests --brand ID [--json]', brandFlag, async (brandId, { db }) => ({
       data_requests: await listDataRequests(db, brandId),
     })),

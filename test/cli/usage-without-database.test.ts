@@ -36,5 +36,8 @@ describe('referrals without a command to run', () => {
     const badBrand = await onEmptyDataDir('rewards', 'list', '--brand', 'not-a-uuid');
     expect(badBrand).toMatchObject({ code: 2, createdDatabase: false });
     expect(badBrand.stderr).toContain('--brand must be a brand ID');
+    const connectorCommand = await onEmptyDataDir('shopify', 'inbox', '--retry', 'webhook-1');
+    expect(connectorCommand).toMatchObject({ code: 2, createdDatabase: false });
+    expect(connectorCommand.stderr).toContain('--retry needs --brand');
   });
 });
