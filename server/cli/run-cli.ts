@@ -31,14 +31,21 @@ function humanize(result: unknown): string {
     .join('\n');
 }
 
-type Resolved = { answer: CliOutput } | { command: Command; flags: Flags };
+/** The command a line names, with its flags. */
+export interface CommandToRun {
+  command: Command;
+  flags: Flags;
+}
+
+/** A line resolved: the whole answer, or the command to run. */
+export type ResolvedLine = { answer: CliOutput } | CommandToRun;
 
 /**
  * The command a line names, or the whole answer when it names none: no command, --help, an
  * unknown one, connector settings that do not parse, or flags the command's check refuses. Needs no
  * database, so the CLI answers these before it opens (or creates) one.
  */
-function resolve(argv: string[], connectors?: readonly ConnectorParts[]): Resolved {
+export function resolveLine(argv: string[], connectors?: readonly ConnectorParts[]): ResolvedLine {
   let commands: Record<string, Command>;
   try {
     commands = commandsOf(connectors ?? configureConnectors());
@@ -67,17 +74,14 @@ function badFlag(command: Command, error: CliError): CliOutput {
   return { code: 2, stdout: '', stderr: `error: ${error.message}\nusage: referrals ${command.usage}\n` };
 }
 
-/** The answer to a line that names no command to run (see resolve), or null when one must run. */
-export function answerWithoutDatabase(argv: string[]): CliOutput | null {
-  const resolved = resolve(argv);
-  return 'answer' in resolved ? resolved.answer : null;
-}
-
 /** Runs one command line against a database; never throws, never exits the process. */
 export async function runCli(argv: string[], env: CliEnv): Promise<CliOutput> {
-  const resolved = resolve(argv, env.connectors);
-  if ('answer' in resolved) return resolved.answer;
-  const { command, flags } = resolved;
+  const resolved = resolveLine(argv, env.connectors);
+  return 'answer' in resolved ? resolved.answer : runCommand(resolved, env);
+}
+
+/** Runs a resolved command (resolveLine); never throws. */
+export async function runCommand({ command, flags }: CommandToRun, env: CliEnv): Promise<CliOutput> {
   try {
     const result = await command.run(flags, env);
     if (result instanceof TextOutput) return { code: 0, stdout: result.text, stderr: '' };

@@ -6,7 +6,7 @@ import { EXIT } from '../exit-codes';
 import type { LifecycleSettings } from '../lifecycle-settings';
 import { adminSocketPath, askOwner } from './admin-socket';
 import { printOutput as print } from './print-output';
-import { answerWithoutDatabase, runCli } from './run-cli';
+import { type CommandToRun, resolveLine, runCommand } from './run-cli';
 
 /*
  * The CLI when no running server answered for it: every command, the database drivers and the
@@ -14,11 +14,11 @@ import { answerWithoutDatabase, runCli } from './run-cli';
  */
 
 /** Runs the command on a database this process opened (and, when embedded, locked). */
-async function runHere(db: Database, argv: string[], config: Config): Promise<number> {
+async function runHere(db: Database, toRun: CommandToRun, config: Config): Promise<number> {
   try {
     await migrateToLatest(db);
     return print(
-      await runCli(argv, { db, config, isTTY: Boolean(process.stderr.isTTY), progress: (line) => process.stderr.write(line) }),
+      await runCommand(toRun, { db, config, isTTY: Boolean(process.stderr.isTTY), progress: (line) => process.stderr.write(line) }),
     );
   } finally {
     await db.destroy();
@@ -30,7 +30,7 @@ async function runHere(db: Database, argv: string[], config: Config): Promise<nu
  * to its owner. An owner that is starting, or another CLI run, gets `cliOwnerWaitMs` to answer or
  * to let go.
  */
-async function runOnDataDir(argv: string[], config: Config, settings: LifecycleSettings): Promise<number> {
+async function runOnDataDir(argv: string[], toRun: CommandToRun, config: Config, settings: LifecycleSettings): Promise<number> {
   const socketPath = adminSocketPath(config.dataDir);
   const deadline = Date.now() + settings.cliOwnerWaitMs;
   let told = false;
@@ -54,15 +54,15 @@ async function runOnDataDir(argv: string[], config: Config, settings: LifecycleS
       await new Promise((resolve) => setTimeout(resolve, 250));
       continue;
     }
-    return runHere(db, argv, config);
+    return runHere(db, toRun, config);
   }
 }
 
-/** Runs the command line in this process: usage and unknown commands first, then on the configured database. */
+/** Runs the command line in this process: resolved once, then on the configured database (or by its owner). */
 export async function runLocally(argv: string[], config: Config, settings: LifecycleSettings): Promise<number> {
-  // Usage, --help and unknown commands need no database: a typo must not create one.
-  const answer = answerWithoutDatabase(argv);
-  if (answer) return print(answer);
-  if (config.databaseUrl) return runHere(createDatabase({ databaseUrl: config.databaseUrl, poolMax: 2 }), argv, config);
-  return runOnDataDir(argv, config, settings);
+  // Usage, --help, unknown commands and bad flags need no database: a typo must not create one.
+  const resolved = resolveLine(argv);
+  if ('answer' in resolved) return print(resolved.answer);
+  if (config.databaseUrl) return runHere(createDatabase({ databaseUrl: config.databaseUrl, poolMax: 2 }), resolved, config);
+  return runOnDataDir(argv, resolved, config, settings);
 }

@@ -76,7 +76,7 @@ function copyPgdata(template: string, dataDir: string): void {
 /** A fresh data directory for one suite or file: a copy of the migrated template, once globalSetup's child has made it. */
 export async function copyOfEmbeddedTemplate(): Promise<string> {
   const dataDir = scratchDir('db-');
-  copyPgdata(await templatePgdata(), dataDir);
+  await fillWithMigratedDatabase(dataDir);
   return dataDir;
 }
 

@@ -31,18 +31,21 @@ async function reachable(db: Knex, url: string): Promise<void> {
   }
 }
 
-/**
- * A real PostgreSQL, never PGlite: TEST_DATABASE_URL when set (already migrated by globalSetup),
- * else a scratch database created on the local server and dropped by close(). With `ownDatabase`,
- * a scratch database on TEST_DATABASE_URL's server too: for a file whose background workers sweep
- * every brand (they would take other files' rows on the shared database). Neither reachable → the
- * test fails with a message saying so; it never passes without having run.
- */
 /** Names the migrated database globalSetup made for this run, which scratch databases are copied from. */
 const TEMPLATE_ENV = 'REFERRALS_TEST_TEMPLATE_DATABASE';
 
 /** The server scratch databases are created on: TEST_DATABASE_URL's, else the local one. */
 const scratchServerUrl = () => process.env.TEST_DATABASE_URL ?? LOCAL_POSTGRES_URL;
+
+/** A database name no other run or file uses. */
+const newDatabaseName = (kind: 'scratch' | 'template') => `referrals_${kind}_${process.pid}_${randomBytes(4).toString('hex')}`;
+
+/** The URL of database `name` on that server. */
+function scratchUrl(name: string): string {
+  const url = new URL(scratchServerUrl());
+  url.pathname = `/${name}`;
+  return url.toString();
+}
 
 /**
  * globalSetup: a migrated database for scratch databases to be copied from, so that each is a file
@@ -57,12 +60,10 @@ export async function createScratchTemplate(): Promise<void> {
     await server.destroy();
     return;
   }
-  const name = `referrals_template_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const name = newDatabaseName('template');
   try {
     await server.raw(`CREATE DATABASE ${name}`);
-    const url = new URL(scratchServerUrl());
-    url.pathname = `/${name}`;
-    const db = createDatabase({ databaseUrl: url.toString() });
+    const db = createDatabase({ databaseUrl: scratchUrl(name) });
     try {
       await migrateToLatest(db);
     } finally {
@@ -86,6 +87,13 @@ export async function dropScratchTemplate(): Promise<void> {
   }
 }
 
+/**
+ * A real PostgreSQL, never PGlite: TEST_DATABASE_URL when set (already migrated by globalSetup),
+ * else a scratch database created on the local server and dropped by close(). With `ownDatabase`,
+ * a scratch database on TEST_DATABASE_URL's server too: for a file whose background workers sweep
+ * every brand (they would take other files' rows on the shared database). Neither reachable → the
+ * test fails with a message saying so; it never passes without having run.
+ */
 export async function realPostgres(options: { ownDatabase?: boolean } = {}): Promise<RealPostgres> {
   const url = process.env.TEST_DATABASE_URL;
   if (url && !options.ownDatabase) {
@@ -96,12 +104,10 @@ export async function realPostgres(options: { ownDatabase?: boolean } = {}): Pro
   const serverUrl = scratchServerUrl();
   const server = createDatabase({ databaseUrl: serverUrl, poolMax: 1 });
   await reachable(server, serverUrl);
-  const name = `referrals_scratch_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const name = newDatabaseName('scratch');
   const template = process.env[TEMPLATE_ENV];
   await server.raw(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
-  const scratchUrl = new URL(serverUrl);
-  scratchUrl.pathname = `/${name}`;
-  const db = createDatabase({ databaseUrl: scratchUrl.toString() });
+  const db = createDatabase({ databaseUrl: scratchUrl(name) });
   await migrateToLatest(db); // nothing to do on a copy of the template
   return {
     db,

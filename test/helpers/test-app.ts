@@ -23,7 +23,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     logLevel: 'silent',
     rateLimits: GENEROUS_LIMITS,
     // A sign-in's background warm-up writes 366 days per brand and would race the pages a test
-    // reads; test/dashboard/warm-reports.test.ts turns it on.
+    // reads; dashboard-http.test.ts turns it on for the warm-up's own test.
     warmReportsOnSignIn: false,
     ...overrides,
   };
