@@ -192,13 +192,17 @@ describe('what the dashboard shows', () => {
     const brand = await givenBrand(t.db);
     const advocate = await givenAdvocate(t.db, brand.brandId);
     expect((await t.http.post('/api/v1/track/conversion').set(brand.headers).send({ email: 'z@example.com', order_id: uniqueOrderId(), order_value: 30, referral_code: advocate.code })).status).toBe(201);
-    await t.db('conversions').where({ brand_id: brand.brandId }).update({ created_at: new Date(Date.now() - 10 * 86_400_000) });
+    const tenDaysAgo = new Date(Date.now() - 10 * 86_400_000);
+    await t.db('conversions').where({ brand_id: brand.brandId }).update({ created_at: tenDaysAgo });
     const agent = await signedInAgent(t.app, t.db, brand.brandId);
     const storedDays = async () => Number((await t.db('report_days').where({ brand_id: brand.brandId }).count({ days: '*' }).first())!.days);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await storedDays()).toBe(0);
     expect(metric((await agent.get('/dashboard?period=30')).text, 'revenue')).toBe('30.00 USD');
-    expect(await storedDays()).toBeGreaterThanOrEqual(29);
+    // 29 of the 30 days have ended; yesterday is stored only once it ended an hour ago (before 01:00 UTC it is read live).
+    expect(await storedDays()).toBeGreaterThanOrEqual(28);
+    const conversionDay = tenDaysAgo.toISOString().slice(0, 10);
+    expect(await t.db('report_days').where({ brand_id: brand.brandId }).whereRaw('day = CAST(? AS date)', [conversionDay]).first()).toMatchObject({ conversions: 1, revenue: '30.00' });
   });
 
   it('stores a closed day\'s figures once, and shows a later refund of that day\'s order at once (the stored day is dropped)', async () => {

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import knex, { type Knex } from 'knex';
+import { freePort } from '../helpers/free-port';
 import { LOCAL_POSTGRES_URL } from '../helpers/real-postgres';
 import { MedusaStoreApi } from './medusa-store-api';
 import { packPlugin } from './plugin-package';
@@ -48,17 +49,6 @@ async function installPlugin(): Promise<void> {
   fs.rmSync(target, { recursive: true, force: true });
   fs.mkdirSync(target, { recursive: true });
   await run('tar', ['-xzf', tarball, '-C', target, '--strip-components=1']);
-}
-
-async function freePort(): Promise<number> {
-  const net = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }
 
 /**

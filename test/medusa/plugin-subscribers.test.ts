@@ -10,6 +10,7 @@ import * as paymentRefunded from '../../connectors/medusa/plugin/src/subscribers
 import { rewardBalance } from '../../core/ledger/reward-ledger';
 import type { App } from '../../server/app';
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
+import { freePort } from '../helpers/free-port';
 import { type TestApp, startTestApp } from '../helpers/test-app';
 import { FakeMedusaContainer } from './fake-medusa-container';
 import { type OrderState, paymentIdOf } from './order-graphs';
@@ -205,9 +206,7 @@ describe('Medusa plugin subscribers, delivering to the service', () => {
   });
 
   it('records the delivery while the service is down, and the scheduled job sends it with backoff once it is back', async () => {
-    const down = await listen(service.app);
-    const port = (down.address() as AddressInfo).port;
-    await close(down);
+    const port = await freePort(); // outside the ephemeral range: nothing else takes it while the service is down
     const store = await givenStore({ pluginOptions: { serviceUrl: `http://127.0.0.1:${port}`, retryBaseDelayMs: 50, retryMaxDelayMs: 200 } });
     store.order.paid = 'all';
     // The attempt happens between these two clock readings; bracketing it keeps the check true on a loaded machine.

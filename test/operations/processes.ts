@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import { createDatabase } from '../../core/db/create-database';
@@ -8,9 +7,12 @@ import { migrateToLatest } from '../../core/db/migrate';
 import { TEST_PROCESS_NODE_FLAGS } from '../helpers/child-script';
 import { COMPILED } from '../helpers/compiled-build';
 import { fillWithMigratedDatabase } from '../helpers/embedded-template';
+import { freePort } from '../helpers/free-port';
 import { type RealPostgres, realPostgres } from '../helpers/real-postgres';
 import { postgresUrlOf } from '../performance-features/postgres-url';
 import { scratchDir } from '../helpers/scratch-space';
+
+export { freePort };
 
 export const ROOT = path.resolve(__dirname, '../..');
 /**
@@ -101,15 +103,6 @@ async function ownPostgresDatabase(): Promise<string> {
   const postgres = await realPostgres({ ownDatabase: true });
   scratchDatabases.push(postgres);
   return postgresUrlOf(postgres.db);
-}
-
-/** A port nobody listens on (bound, then released). */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Resolves once GET /readyz answers 200; fails at once, with the output, if the process exits first. */

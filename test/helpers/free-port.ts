@@ -1,0 +1,40 @@
+import fs from 'node:fs';
+import net from 'node:net';
+
+const MAX_PORT = 65_535;
+const PORTS_PER_WORKER = 500;
+
+/**
+ * Where this worker's ports come from: above the kernel's ephemeral range when there is room, else
+ * below it. A port in that range can be handed out again at any time, to another file's `listen(0)`
+ * or as the source port of an outgoing connection: a spawned server told to use one found
+ * EADDRINUSE, or a hook server took it and answered another test's /readyz polls. Each jest worker
+ * has a band of its own, so workers never offer each other the same port.
+ */
+function portBand(): { first: number; size: number } {
+  const [low, high] = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number) as [number, number];
+  const worker = Number(process.env.JEST_WORKER_ID ?? 1);
+  const above = MAX_PORT - high;
+  const base = above >= PORTS_PER_WORKER * 4 ? high + 1 : low - PORTS_PER_WORKER * 8;
+  return { first: base + ((worker - 1) % 4) * PORTS_PER_WORKER, size: PORTS_PER_WORKER };
+}
+
+let next = 0;
+
+function listensFreely(port: number): Promise<boolean> {
+  const server = net.createServer();
+  return new Promise((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/** A port nobody listens on, outside the ephemeral range, not offered before by this process. */
+export async function freePort(): Promise<number> {
+  const band = portBand();
+  for (let tries = 0; tries < band.size; tries += 1) {
+    const port = band.first + ((next += 1) % band.size);
+    if (await listensFreely(port)) return port;
+  }
+  throw new Error(`no free port in ${band.first}–${band.first + band.size - 1}`);
+}
