@@ -1,11 +1,9 @@
 import { execFile } from 'node:child_process';
-import fs from 'node:fs';
 import { promisify } from 'node:util';
 import { runCli } from '../../server/cli/run-cli';
-import { scratchDir } from '../helpers/scratch-space';
 import { testConfig } from '../helpers/test-app';
 import { testDatabase } from '../helpers/test-database';
-import { BIN, NODE } from '../operations/processes';
+import { BIN, NODE, migratedDataDir, removeScratch } from '../operations/processes';
 
 const run = promisify(execFile);
 const [node, ...nodeFlags] = NODE;
@@ -89,14 +87,16 @@ describe('referrals CLI (in process)', () => {
 });
 
 describe('referrals CLI (the installed bin on an embedded data dir)', () => {
+  afterAll(() => removeScratch());
+
   it('runs brand create and brand list as separate processes on one data dir', async () => {
-    const dataDir = scratchDir('referrals-cli-');
+    // A copy of the migrated template: a first start's database creation is test/e2e/quick-start.test.ts's (4-5 CPU-s of PGlite's initdb).
+    const dataDir = await migratedDataDir();
     const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', NODE_OPTIONS: '' };
     const created = await run(node!, [...nodeFlags, BIN, 'brand', 'create', '--name', 'Bin Co', '--plan', 'starter', '--json'], { env });
     const brand = JSON.parse(created.stdout);
     const listed = await run(node!, [...nodeFlags, BIN, 'brand', 'list', '--json'], { env });
     expect(JSON.parse(listed.stdout).brands.map((b: { brand_id: string }) => b.brand_id)).toEqual([brand.brand_id]);
     await expect(run(node!, [...nodeFlags, BIN, 'brand', 'create', '--json'], { env })).rejects.toMatchObject({ code: 2 });
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 });
