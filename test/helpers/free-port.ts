@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 
 const MAX_PORT = 65_535;
+const FIRST_UNPRIVILEGED_PORT = 1_024;
 const PORTS_PER_WORKER = 500;
 
 /**
@@ -9,14 +10,17 @@ const PORTS_PER_WORKER = 500;
  * below it. A port in that range can be handed out again at any time, to another file's `listen(0)`
  * or as the source port of an outgoing connection: a spawned server told to use one found
  * EADDRINUSE, or a hook server took it and answered another test's /readyz polls. Each jest worker
- * has a band of its own, so workers never offer each other the same port.
+ * has a band of its own (as long as there are bands enough: 9 above Linux's default range), so
+ * workers never offer each other the same port.
  */
 function portBand(): { first: number; size: number } {
   const [low, high] = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number) as [number, number];
+  const room = MAX_PORT - high >= PORTS_PER_WORKER * 2
+    ? { from: high + 1, to: MAX_PORT }
+    : { from: Math.max(FIRST_UNPRIVILEGED_PORT, low - PORTS_PER_WORKER * 10), to: low - 1 };
+  const bands = Math.max(1, Math.floor((room.to - room.from + 1) / PORTS_PER_WORKER));
   const worker = Number(process.env.JEST_WORKER_ID ?? 1);
-  const above = MAX_PORT - high;
-  const base = above >= PORTS_PER_WORKER * 4 ? high + 1 : low - PORTS_PER_WORKER * 8;
-  return { first: base + ((worker - 1) % 4) * PORTS_PER_WORKER, size: PORTS_PER_WORKER };
+  return { first: room.from + ((worker - 1) % bands) * PORTS_PER_WORKER, size: PORTS_PER_WORKER };
 }
 
 let next = 0;
@@ -29,7 +33,7 @@ function listensFreely(port: number): Promise<boolean> {
   });
 }
 
-/** A port nobody listens on, outside the ephemeral range, not offered before by this process. */
+/** A port nobody listens on, outside the ephemeral range; this process offers it again only after the rest of its band. */
 export async function freePort(): Promise<number> {
   const band = portBand();
   for (let tries = 0; tries < band.size; tries += 1) {
