@@ -84,15 +84,25 @@ function booleanSetting(env: NodeJS.ProcessEnv, name: string, fallback: boolean)
 /**
  * The secret that encrypts API keys at rest. Without KEY_ENCRYPTION_SECRET a random one is kept in
  * the data directory so a developer's `npm start` and `npx referrals` agree; production sets it.
+ * Written whole under another name, then linked into place: of two processes making it at once,
+ * the first link wins and both read that one.
  */
 function keyEncryptionSecret(env: NodeJS.ProcessEnv, dataDir: string): string {
   if (env.KEY_ENCRYPTION_SECRET) return env.KEY_ENCRYPTION_SECRET;
   const file = path.resolve(dataDir, 'key-encryption-secret');
-  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const secret = randomBytes(32).toString('base64url');
-  fs.writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
-  return secret;
+  if (!fs.existsSync(file)) {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const draft = `${file}.${process.pid}.draft`;
+    fs.writeFileSync(draft, randomBytes(32).toString('base64url'), { mode: 0o600 });
+    try {
+      fs.linkSync(draft, file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      fs.rmSync(draft, { force: true });
+    }
+  }
+  return fs.readFileSync(file, 'utf8').trim();
 }
 
 /** PUBLIC_URL without its trailing slash; an origin (and optional path prefix) over http or https. */
@@ -106,13 +116,13 @@ function publicUrl(env: NodeJS.ProcessEnv, port: number): string {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = env.DATA_DIR || './.data';
   const port = positiveInt(env, 'PORT', 3000);
-  return {
+  const config: Config = {
     port,
     publicUrl: publicUrl(env, port),
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir,
     trustProxy: env.TRUST_PROXY === 'true',
-    keyEncryptionSecret: keyEncryptionSecret(env, dataDir),
+    keyEncryptionSecret: '', // replaced below by a getter
     logLevel: env.LOG_LEVEL || 'info',
     rateLimits: {
       visit: positiveInt(env, 'RATE_LIMIT_VISIT', DEFAULT_RATE_LIMITS.visit),
@@ -129,4 +139,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhooks: loadWebhookSettings(env),
     warmReportsOnSignIn: booleanSetting(env, 'DASHBOARD_WARM_REPORTS', true),
   };
+  // Read (and made, the first time) when something needs it: a CLI typo leaves the data directory as it was.
+  let secret: string | undefined;
+  Object.defineProperty(config, 'keyEncryptionSecret', { enumerable: true, get: () => (secret ??= keyEncryptionSecret(env, dataDir)) });
+  return config;
 }

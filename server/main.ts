@@ -43,7 +43,8 @@ async function prepareDatabase(db: Database, databaseUrl: string | undefined, st
 
 /** WEB_CONCURRENCY > 1: the database is prepared once, here, before the workers start (one migrator). */
 async function primary(workers: number): Promise<void> {
-  const config = loadConfig(); // generates the key-encryption secret, if it must, before the workers read it
+  const config = loadConfig();
+  void config.keyEncryptionSecret; // made now, if it must be, before the workers read it
   const settings = loadLifecycleSettings();
   configureConnectors();
   const logger = createLogger(config.logLevel);
