@@ -116,13 +116,17 @@ function publicUrl(env: NodeJS.ProcessEnv, port: number): string {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = env.DATA_DIR || './.data';
   const port = positiveInt(env, 'PORT', 3000);
-  const config: Config = {
+  let secret: string | undefined;
+  return {
     port,
     publicUrl: publicUrl(env, port),
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir,
     trustProxy: env.TRUST_PROXY === 'true',
-    keyEncryptionSecret: '', // replaced below by a getter
+    // Read (and made, the first time) when something needs it: a CLI typo leaves the data directory as it was.
+    get keyEncryptionSecret() {
+      return (secret ??= keyEncryptionSecret(env, dataDir));
+    },
     logLevel: env.LOG_LEVEL || 'info',
     rateLimits: {
       visit: positiveInt(env, 'RATE_LIMIT_VISIT', DEFAULT_RATE_LIMITS.visit),
@@ -139,8 +143,4 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhooks: loadWebhookSettings(env),
     warmReportsOnSignIn: booleanSetting(env, 'DASHBOARD_WARM_REPORTS', true),
   };
-  // Read (and made, the first time) when something needs it: a CLI typo leaves the data directory as it was.
-  let secret: string | undefined;
-  Object.defineProperty(config, 'keyEncryptionSecret', { enumerable: true, get: () => (secret ??= keyEncryptionSecret(env, dataDir)) });
-  return config;
 }

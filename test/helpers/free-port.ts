@@ -13,7 +13,7 @@ const PORTS_PER_WORKER = 500;
  * has a band of its own (as long as there are bands enough: 9 above Linux's default range), so
  * workers never offer each other the same port.
  */
-function portBand(): { first: number; size: number } {
+function readPortBand(): { first: number; size: number } {
   const [low, high] = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number) as [number, number];
   const room = MAX_PORT - high >= PORTS_PER_WORKER * 2
     ? { from: high + 1, to: MAX_PORT }
@@ -23,6 +23,7 @@ function portBand(): { first: number; size: number } {
   return { first: room.from + ((worker - 1) % bands) * PORTS_PER_WORKER, size: PORTS_PER_WORKER };
 }
 
+let band: { first: number; size: number } | undefined;
 let next = 0;
 
 function listensFreely(port: number): Promise<boolean> {
@@ -35,7 +36,7 @@ function listensFreely(port: number): Promise<boolean> {
 
 /** A port nobody listens on, outside the ephemeral range; this process offers it again only after the rest of its band. */
 export async function freePort(): Promise<number> {
-  const band = portBand();
+  band ??= readPortBand();
   for (let tries = 0; tries < band.size; tries += 1) {
     const port = band.first + ((next += 1) % band.size);
     if (await listensFreely(port)) return port;

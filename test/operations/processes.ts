@@ -7,12 +7,11 @@ import { migrateToLatest } from '../../core/db/migrate';
 import { TEST_PROCESS_NODE_FLAGS } from '../helpers/child-script';
 import { COMPILED } from '../helpers/compiled-build';
 import { fillWithMigratedDatabase } from '../helpers/embedded-template';
-import { freePort } from '../helpers/free-port';
 import { type RealPostgres, realPostgres } from '../helpers/real-postgres';
 import { postgresUrlOf } from '../performance-features/postgres-url';
 import { scratchDir } from '../helpers/scratch-space';
 
-export { freePort };
+export { freePort } from '../helpers/free-port';
 
 export const ROOT = path.resolve(__dirname, '../..');
 /**
