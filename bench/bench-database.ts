@@ -76,23 +76,32 @@ async function seedWithoutTriggers(db: Database, seed: (trx: Database) => Promis
 }
 
 /**
+ * The SQL of two CTEs: `advocate_ids`, then `seeded`, which inserts `:count` completed conversions
+ * of the brand (order ids `<prefix>-n`, spread over its advocates) and returns their
+ * conversion_id, advocate_id and created_at. Amounts and the date are SQL expressions over `n`.
+ */
+function seededConversionsSql(prefix: string, orderValue: string, reward: string, createdAt: string): string {
+  return `advocate_ids AS (
+       SELECT array_agg(advocate_id ORDER BY advocate_id) AS ids FROM advocates WHERE brand_id = :brandId
+     ), seeded AS (
+       INSERT INTO conversions (brand_id, order_id, advocate_id, referral_code, email, email_normalized, status,
+                                order_value, order_subtotal, referrer_reward_paid, source, created_at, updated_at)
+       SELECT :brandId, '${prefix}-' || n, ids[1 + n % cardinality(ids)], 'BENCH' || (n % cardinality(ids)),
+              '${prefix}' || n || '@bench.example', '${prefix}' || n || '@bench.example', 'completed',
+              ${orderValue}, ${orderValue}, ${reward}, 'seed', ${createdAt}, now()
+       FROM advocate_ids, generate_series(1, :count) AS n
+       RETURNING conversion_id, advocate_id, created_at
+     )`;
+}
+
+/**
  * `count` historical conversions (each with its reward credit, dated like its order) in one
  * INSERT … SELECT, spread over the tenant's advocates, dated over the past year, then analysed so
  * plans see the new size.
  */
 export async function seedConversions(db: Database, brandId: string, count: number): Promise<void> {
   await seedWithoutTriggers(db, (trx) => trx.raw(
-    `WITH advocate_ids AS (
-       SELECT array_agg(advocate_id ORDER BY advocate_id) AS ids FROM advocates WHERE brand_id = :brandId
-     ), seeded AS (
-       INSERT INTO conversions (brand_id, order_id, advocate_id, referral_code, email, email_normalized, status,
-                                order_value, order_subtotal, referrer_reward_paid, source, created_at, updated_at)
-       SELECT :brandId, 'seed-' || n, ids[1 + n % cardinality(ids)], 'BENCH' || (n % cardinality(ids)),
-              'seed' || n || '@bench.example', 'seed' || n || '@bench.example', 'completed',
-              120.00, 120.00, 12.00, 'seed', now() - (n % 365) * interval '1 day', now()
-       FROM advocate_ids, generate_series(1, :count) AS n
-       RETURNING conversion_id, advocate_id, created_at
-     )
+    `WITH ${seededConversionsSql('seed', '120.00', '12.00', "now() - (n % 365) * interval '1 day'")}
      INSERT INTO reward_ledger (brand_id, advocate_id, conversion_id, kind, amount, created_at)
      SELECT :brandId, advocate_id, conversion_id, 'credit', 12.00, created_at FROM seeded`,
     { brandId, count },
@@ -129,17 +138,8 @@ export async function seedProductLines(db: Database, brandId: string): Promise<v
 export async function seedTodaysOrders(db: Database, brandId: string, count: number): Promise<void> {
   await seedWithoutTriggers(db, async (trx) => {
     await trx.raw(
-      `WITH advocate_ids AS (
-         SELECT array_agg(advocate_id ORDER BY advocate_id) AS ids FROM advocates WHERE brand_id = :brandId
-       ), seeded AS (
-         INSERT INTO conversions (brand_id, order_id, advocate_id, referral_code, email, email_normalized, status,
-                                  order_value, order_subtotal, referrer_reward_paid, source, created_at, updated_at)
-         SELECT :brandId, 'today-' || n, ids[1 + n % cardinality(ids)], 'BENCH' || (n % cardinality(ids)),
-                'today' || n || '@bench.example', 'today' || n || '@bench.example', 'completed', 90.00, 90.00, 9.00, 'seed',
-                date_trunc('day', now()) + (now() - date_trunc('day', now())) * (n::float / :count), now()
-           FROM advocate_ids, generate_series(1, :count) AS n
-         RETURNING conversion_id, advocate_id, created_at
-       ), lines AS (
+      `WITH ${seededConversionsSql('today', '90.00', '9.00', "date_trunc('day', now()) + (now() - date_trunc('day', now())) * (n::float / :count)")}
+       , lines AS (
          INSERT INTO conversion_products (brand_id, conversion_id, line_no, name, quantity, price, line_total, sku)
          SELECT :brandId, conversion_id, line, 'Product ' || ((conversion_id + line) % 40), 1, 30.00, 30.00, 'SKU-' || ((conversion_id + line) % 40)
            FROM seeded, generate_series(0, 2) AS line
