@@ -6,6 +6,7 @@ import { LosslessNumber, parse, stringify } from 'lossless-json';
 import { updateBrand, type Plan } from '../../core/brands/brand';
 import { runCli } from '../../server/cli/run-cli';
 import { type TestApp, startTestApp } from '../helpers/test-app';
+import { adminSchemaSubsetSettled } from './admin-schema';
 import { FakeShopify } from './fake-shopify';
 
 export const SHOPIFY_API_KEY = 'test-shopify-client-id';
@@ -39,6 +40,7 @@ export function useShopifyEnv(): void {
 export function useFakeShopify(): FakeShopify {
   const fake = new FakeShopify();
   fake.install();
+  beforeAll(() => adminSchemaSubsetSettled());
   beforeAll(() => fake.install());
   return fake;
 }
