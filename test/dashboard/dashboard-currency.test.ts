@@ -4,7 +4,7 @@ import { markPaid } from '../../core/payouts/payouts';
 import { approveDueRewards } from '../../core/rewards/reward-transitions';
 import { type TestBrand, givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { type TestApp, startTestApp } from '../helpers/test-app';
-import { metric, signedInAgent } from './dashboard-helpers';
+import { expectMetrics, metric, signedInAgent } from './dashboard-helpers';
 
 // The dashboard's reports in the brand's currency (orders in another one at their stored rate,
 // docs/dashboard.md "Currencies") and the reward lifecycle's figures.
@@ -50,11 +50,13 @@ describe('a USD brand with an order in EUR', () => {
     const agent = await signedInAgent(t.app, t.db, brand.brandId);
     const page = await agent.get('/dashboard?period=7');
     expect(page.status).toBe(200);
-    expect(metric(page.text, 'revenue')).toBe('158.24 USD');
-    expect(metric(page.text, 'refunded')).toBe('21.65 USD');
-    expect(metric(page.text, 'refund-rate')).toBe('13.68 %');
-    expect(metric(page.text, 'rewards-earned')).toBe('15.82 USD');
-    expect(metric(page.text, 'rewards-approved')).toBe('15.82 USD');
+    expectMetrics(page.text, {
+      revenue: '158.24 USD',
+      refunded: '21.65 USD',
+      'refund-rate': '13.68 %',
+      'rewards-earned': '15.82 USD',
+      'rewards-approved': '15.82 USD',
+    });
     expect(tableHeader(page.text)).toEqual(['Day', 'Conversions', 'Revenue (USD)', 'Refunded (USD)']);
     const today = new Date().toISOString().slice(0, 10);
     expect(tableRows(page.text)[0]).toBe(`${today}\t2\t158.24\t21.65`);
@@ -111,11 +113,13 @@ describe('brands in currencies without cents', () => {
 
     const agent = await signedInAgent(t.app, t.db, brand.brandId);
     const page = await agent.get('/dashboard?period=30');
-    expect(metric(page.text, 'revenue')).toBe('2,499 JPY');
-    expect(metric(page.text, 'refunded')).toBe('0 JPY');
-    // 150 + 99.9 → 100 yen.
-    expect(metric(page.text, 'rewards-earned')).toBe('250 JPY');
-    expect(metric(page.text, 'rewards-held')).toBe('0 JPY');
+    expectMetrics(page.text, {
+      revenue: '2,499 JPY',
+      refunded: '0 JPY',
+      // 150 + 99.9 → 100 yen.
+      'rewards-earned': '250 JPY',
+      'rewards-held': '0 JPY',
+    });
     expect(page.text).toContain('Amounts in JPY');
     expect(tableRows((await agent.get('/dashboard/advocates?period=30')).text)).toEqual([`Yui\tyui@example.jp\t${advocate.code}\t2\t2,499\t250\t0`]);
     expect(tableRows((await agent.get('/dashboard/products?period=30')).text)).toEqual(['Tenugui\t\tTenugui\t1\t3\t1,500']);
@@ -130,11 +134,13 @@ describe('brands in currencies without cents', () => {
 
     const agent = await signedInAgent(t.app, t.db, brand.brandId);
     const page = await agent.get('/dashboard?period=7');
-    expect(metric(page.text, 'revenue')).toBe('12.345 KWD');
-    expect(metric(page.text, 'rewards-earned')).toBe('1.235 KWD');
-    expect(metric(page.text, 'rewards-approved')).toBe('0.000 KWD');
-    expect(metric(page.text, 'rewards-held')).toBe('1.235 KWD');
-    expect(metric(page.text, 'rewards-held-count')).toBe('1');
+    expectMetrics(page.text, {
+      revenue: '12.345 KWD',
+      'rewards-earned': '1.235 KWD',
+      'rewards-approved': '0.000 KWD',
+      'rewards-held': '1.235 KWD',
+      'rewards-held-count': '1',
+    });
     expect(tableRows((await agent.get('/dashboard/advocates?period=7')).text)).toEqual([`Kai\tkai@example.kw\t${advocate.code}\t1\t12.345\t0.000\t1.235`]);
     const csv = await agent.get('/dashboard/advocates?period=7&format=csv');
     expect(csv.text).toBe(`advocate_id,first_name,last_name,email,codes,conversions,revenue,balance,pending,currency\r\n${advocate.advocateId},Kai,,kai@example.kw,${advocate.code},1,12.345,0,1.235,KWD\r\n`);

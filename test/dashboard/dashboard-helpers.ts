@@ -34,3 +34,8 @@ export function metric(html: string, name: string): string {
   if (!match) throw new Error(`no metric ${name} on the page`);
   return match[1]!;
 }
+
+/** Expects the overview to show these figures (metric name → text), all compared at once. */
+export function expectMetrics(html: string, expected: Record<string, string>): void {
+  expect(Object.fromEntries(Object.keys(expected).map((name) => [name, metric(html, name)]))).toEqual(expected);
+}

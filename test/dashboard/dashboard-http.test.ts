@@ -3,7 +3,7 @@ import { configureConnectors } from '../../server/connectors';
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { shopifySessionToken } from '../helpers/shopify-session-token';
 import { type TestApp, startTestApp } from '../helpers/test-app';
-import { csrfTokenOf, metric, signInLink, signedInAgent } from './dashboard-helpers';
+import { csrfTokenOf, expectMetrics, metric, signInLink, signedInAgent } from './dashboard-helpers';
 
 const SHOPIFY = { SHOPIFY_API_KEY: 'dashboard-test-key', SHOPIFY_API_SECRET: 'dashboard-test-secret', SHOPIFY_APP_URL: 'https://referrals.example.com' };
 
@@ -163,13 +163,15 @@ describe('what the dashboard shows', () => {
     const agent = await signedInAgent(t.app, t.db, brand.brandId);
     const page = await agent.get('/dashboard?period=7');
     expect(page.status).toBe(200);
-    expect(metric(page.text, 'conversions')).toBe('2');
-    expect(metric(page.text, 'revenue')).toBe('200.00 USD');
-    expect(metric(page.text, 'refunded')).toBe('40.00 USD');
-    expect(metric(page.text, 'refund-rate')).toBe('20.00 %');
-    expect(metric(page.text, 'rewards-earned')).toBe('20.00 USD');
-    expect(metric(page.text, 'rewards-reversed')).toBe('3.33 USD');
-    expect(metric(page.text, 'rewards-redeemed')).toBe('0.00 USD');
+    expectMetrics(page.text, {
+      conversions: '2',
+      revenue: '200.00 USD',
+      refunded: '40.00 USD',
+      'refund-rate': '20.00 %',
+      'rewards-earned': '20.00 USD',
+      'rewards-reversed': '3.33 USD',
+      'rewards-redeemed': '0.00 USD',
+    });
     expect(page.text).toContain('10.00 USD per order');
   });
 
@@ -222,8 +224,7 @@ describe('what the dashboard shows', () => {
 
     const agent = await signedInAgent(t.app, t.db, brand.brandId);
     const before = await agent.get('/dashboard?period=7');
-    expect(metric(before.text, 'revenue')).toBe('100.00 USD');
-    expect(metric(before.text, 'refunded')).toBe('0.00 USD');
+    expectMetrics(before.text, { revenue: '100.00 USD', refunded: '0.00 USD' });
     // Signing in stores the last 90 days in the background; the page may have computed the day live meanwhile.
     const storedDay = () => t.db('report_days').where({ brand_id: brand.brandId }).whereRaw(`day = CAST(? AS date)`, [day]).first();
     for (let wait = 0; wait < 50 && !(await storedDay()); wait += 1) await new Promise((resolve) => setTimeout(resolve, 100));
@@ -236,11 +237,13 @@ describe('what the dashboard shows', () => {
     expect(refund.status).toBe(200);
     expect(await t.db('report_days').where({ brand_id: brand.brandId }).whereRaw(`day = CAST(? AS date)`, [day])).toHaveLength(0);
     const after = await agent.get('/dashboard?period=7');
-    expect(metric(after.text, 'revenue')).toBe('100.00 USD');
-    expect(metric(after.text, 'refunded')).toBe('25.00 USD');
-    expect(metric(after.text, 'refund-rate')).toBe('25.00 %');
-    expect(metric(after.text, 'rewards-earned')).toBe('10.00 USD');
-    expect(metric(after.text, 'rewards-reversed')).toBe('2.50 USD');
+    expectMetrics(after.text, {
+      revenue: '100.00 USD',
+      refunded: '25.00 USD',
+      'refund-rate': '25.00 %',
+      'rewards-earned': '10.00 USD',
+      'rewards-reversed': '2.50 USD',
+    });
   });
 
   it('drops a stored day when its order is deleted (a customer\'s redaction, a brand\'s deletion), in one pass per statement', async () => {
