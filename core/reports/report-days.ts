@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { tryLockKeys } from '../db/advisory-lock';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -100,12 +101,8 @@ export async function ensureStored(db: Knex, brandId: string, grain: Grain, rang
   const missing = bucketsBetween(grain, range).filter((bucket) => !stored.has(bucket));
   if (missing.length === 0) return true;
   return db.transaction(async (trx) => {
-    const locked = await trx.raw<{ rows: Array<{ ok: boolean }> }>(
-      `SELECT bool_and(pg_try_advisory_xact_lock(hashtextextended('report-day:' || ? || ':' || day, 0))) AS ok
-         FROM (SELECT DISTINCT left(bucket, 10) AS day FROM unnest(CAST(? AS text[])) AS bucket) AS days`,
-      [brandId, textArray(missing)],
-    );
-    if (!locked.rows[0]?.ok) return false;
+    const days = new Set(missing.map((bucket) => bucket.slice(0, 10)));
+    if (!(await tryLockKeys(trx, [...days].map((day) => `report-day:${brandId}:${day}`)))) return false;
     const from = bucketStart(missing[0]!);
     const to = new Date(bucketStart(missing[missing.length - 1]!).getTime() + GRAINS[grain].ms);
     await report.store(trx, brandId, grain, { from, to }, missing);
