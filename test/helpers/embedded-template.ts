@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createDatabase } from '../../core/db/create-database';
 import { migrateToLatest } from '../../core/db/migrate';
-import { runChildScript } from './child-script';
+import { RUN_ARTIFACTS, makeRunArtifact, runArtifact } from './run-artifacts';
 import { runDir, scratchDir } from './scratch-space';
 
-const TEMPLATE = 'template';
+const TEMPLATE = RUN_ARTIFACTS.embeddedTemplate;
 
 /**
  * PGlite sets up its shared buffer pool in WASM memory at every start (128 MB by default); a test
@@ -26,9 +26,6 @@ async function createMigratedDataDir(dataDir: string): Promise<void> {
   withSmallBufferPool(path.join(dataDir, 'pgdata'));
 }
 
-/** Written instead of the template when making it failed: its error, for the tests waiting on it. */
-const FAILED = 'template.failed';
-
 /**
  * Creates and migrates one embedded data directory for the whole run, in the run's folder:
  * PGlite's first start and the migrations were most of a test file's set-up. Built under another
@@ -40,27 +37,14 @@ export async function createEmbeddedTemplate(): Promise<void> {
   fs.renameSync(building, path.join(runDir(), TEMPLATE));
 }
 
-/** globalSetup: createEmbeddedTemplate in a process of its own; a failure is written for the tests waiting on the template. */
-export async function makeEmbeddedTemplate(): Promise<void> {
-  try {
-    await runChildScript(path.join(__dirname, 'make-embedded-template.ts'));
-  } catch (error) {
-    fs.writeFileSync(path.join(runDir(), FAILED), (error as Error).message); // the child's output, stack included
-    throw error;
-  }
+/** globalSetup: createEmbeddedTemplate in a process of its own (run-artifacts.ts). */
+export function makeEmbeddedTemplate(): Promise<void> {
+  return makeRunArtifact(TEMPLATE, path.join(__dirname, 'make-embedded-template.ts'));
 }
 
 /** The template's pgdata once globalSetup's child has made it: it is made while the workers load their suites. */
-async function templatePgdata(timeoutMs = 120_000): Promise<string> {
-  const pgdata = path.join(runDir(), TEMPLATE, 'pgdata');
-  const failed = path.join(runDir(), FAILED);
-  const deadline = Date.now() + timeoutMs;
-  while (!fs.existsSync(pgdata)) {
-    if (fs.existsSync(failed)) throw new Error(`globalSetup could not make the embedded template:\n${fs.readFileSync(failed, 'utf8')}`);
-    if (Date.now() > deadline) throw new Error(`the embedded template was not made within ${timeoutMs} ms (${pgdata})`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return pgdata;
+async function templatePgdata(): Promise<string> {
+  return path.join(await runArtifact(TEMPLATE, 'the embedded template'), 'pgdata');
 }
 
 /** Fills the empty data directory `dataDir` with a migrated database: for a server whose test is not about a first start. */

@@ -2,10 +2,10 @@ import path from 'node:path';
 import { createDatabase } from '../../core/db/create-database';
 import { migrateToLatest } from '../../core/db/migrate';
 import { setBackgroundWork } from './background-work';
-import { runChildScript } from './child-script';
 import { buildCompiled } from './compiled-build';
 import { makeEmbeddedTemplate } from './embedded-template';
 import { createScratchTemplate } from './real-postgres';
+import { RUN_ARTIFACTS, makeRunArtifact } from './run-artifacts';
 import { createRunDir } from './scratch-space';
 
 /**
@@ -20,7 +20,7 @@ export default async function globalSetup(): Promise<void> {
   createRunDir();
   const template = makeEmbeddedTemplate();
   // Optional: without it the fake Shopify builds the whole schema in each test file.
-  const shopifySchema = runChildScript(path.join(__dirname, '../shopify/write-admin-schema-subset.ts')).catch((error: Error) =>
+  const shopifySchema = makeRunArtifact(RUN_ARTIFACTS.adminSchemaSubset, path.join(__dirname, '../shopify/write-admin-schema-subset.ts')).catch((error: Error) =>
     process.stderr.write(`\nThe Admin schema subset was not written; the Shopify tests build the whole schema:\n${error.message}\n`),
   );
   setBackgroundWork(Promise.all([template.catch(() => undefined), shopifySchema])); // a template failure is written for the tests

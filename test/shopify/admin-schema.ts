@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { type GraphQLSchema, type IntrospectionQuery, buildClientSchema, parse, validate } from 'graphql';
-import { runDir } from '../helpers/scratch-space';
+import { RUN_ARTIFACTS, runArtifact, runArtifactState } from '../helpers/run-artifacts';
 import { adminSchemaSubset } from './admin-schema-subset';
 
 /**
@@ -58,41 +58,29 @@ export function adminSchema(): AdminSchema {
   return loaded;
 }
 
-const SUBSET_FILE = 'shopify-admin-schema-subset.json';
-/** Written instead of the subset when making it failed: its error. */
-const SUBSET_FAILED = `${SUBSET_FILE}.failed`;
 let subset: AdminSchema | null | undefined;
 
-/** globalSetup (in a process of its own): the part of the schema the connector's documents use, for the fake Shopify. */
+/** globalSetup's child (write-admin-schema-subset.ts): the part of the schema the connector's documents use, for the fake Shopify. */
 export function writeAdminSchemaSubset(runFolder: string, documents: string[]): void {
-  try {
-    const introspection = adminIntrospection();
-    const part = adminSchemaSubset(adminSchema().schema, introspection, documents);
-    const partSchema = buildClientSchema(part);
-    for (const text of documents) {
-      const errors = validate(partSchema, parse(text));
-      if (errors.length > 0) throw new Error(`the schema subset refuses a document the whole schema accepts: ${errors[0]!.message}\n${text}`);
-    }
-    const file = path.join(runFolder, SUBSET_FILE);
-    fs.writeFileSync(`${file}.partial`, JSON.stringify(part));
-    fs.renameSync(`${file}.partial`, file);
-  } catch (error) {
-    fs.writeFileSync(path.join(runFolder, SUBSET_FAILED), (error as Error).message);
-    throw error;
+  const introspection = adminIntrospection();
+  const part = adminSchemaSubset(adminSchema().schema, introspection, documents);
+  const partSchema = buildClientSchema(part);
+  for (const text of documents) {
+    const errors = validate(partSchema, parse(text));
+    if (errors.length > 0) throw new Error(`the schema subset refuses a document the whole schema accepts: ${errors[0]!.message}\n${text}`);
   }
+  const file = path.join(runFolder, RUN_ARTIFACTS.adminSchemaSubset);
+  fs.writeFileSync(`${file}.partial`, JSON.stringify(part));
+  fs.renameSync(`${file}.partial`, file);
 }
 
 /**
  * Waits until globalSetup's child has written the subset, or failed to: the workers start while it
  * is being made, and a fake Shopify that found none yet would build the whole schema (half a
- * second of CPU) for its suite.
+ * second of CPU) for its suite. On a failure or a timeout the whole schema serves.
  */
 export async function adminSchemaSubsetSettled(timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!fs.existsSync(path.join(runDir(), SUBSET_FILE)) && !fs.existsSync(path.join(runDir(), SUBSET_FAILED))) {
-    if (Date.now() > deadline) return; // the whole schema serves meanwhile
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await runArtifact(RUN_ARTIFACTS.adminSchemaSubset, 'the Admin schema subset', timeoutMs).catch(() => undefined);
 }
 
 /**
@@ -102,9 +90,9 @@ export async function adminSchemaSubsetSettled(timeoutMs = 60_000): Promise<void
  */
 export function firstAdminSchema(): AdminSchema {
   if (subset === undefined) {
-    const file = path.join(runDir(), SUBSET_FILE);
-    if (fs.existsSync(file)) subset = fromIntrospection(JSON.parse(fs.readFileSync(file, 'utf8')), true);
-    else if (fs.existsSync(path.join(runDir(), SUBSET_FAILED))) subset = null;
+    const state = runArtifactState(RUN_ARTIFACTS.adminSchemaSubset);
+    if (state.made) subset = fromIntrospection(JSON.parse(fs.readFileSync(state.path, 'utf8')), true);
+    else if (state.failure !== null) subset = null;
     else return adminSchema(); // not written yet: the subset is read once it is
   }
   return subset ?? adminSchema();

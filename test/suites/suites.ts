@@ -113,7 +113,7 @@ function loadingHeavyPackages(files: string[]): (file: string) => boolean {
 export function partition(files: string[], count: number, seconds: Record<string, number> = SPEC_SECONDS, together: (file: string) => boolean = loadingHeavyPackages(files)): string[][] {
   const suites = Array.from({ length: count }, () => ({ files: [] as string[], seconds: 0 }));
   const grouped = files.filter(together);
-  const pieces = [...(grouped.length > 0 ? [grouped] : []), ...files.filter((file) => !grouped.includes(file)).map((file) => [file])];
+  const pieces = [...(grouped.length > 0 ? [grouped] : []), ...files.filter((file) => !together(file)).map((file) => [file])];
   const weighed = pieces.map((piece) => ({ piece, seconds: piece.reduce((sum, file) => sum + (seconds[file] ?? NEW_FILE_SECONDS), 0) }));
   weighed.sort((a, b) => b.seconds - a.seconds || a.piece[0]!.localeCompare(b.piece[0]!));
   for (const { piece, seconds: cost } of weighed) {
