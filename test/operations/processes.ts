@@ -46,9 +46,14 @@ export function spawnProcess(command: string[], env: NodeJS.ProcessEnv, options:
   return { child, stdout: () => stdout, stderr: () => stderr, exited };
 }
 
-/** The environment of a spawned server or CLI: the embedded database in `dataDir` unless overridden. */
+/**
+ * The environment of a spawned server or CLI: `overrides` over the embedded database in a DATA_DIR
+ * of its own. Never the checkout's `./.data`, a developer's own database: a server on PostgreSQL
+ * still keeps its key-encryption secret in DATA_DIR when KEY_ENCRYPTION_SECRET is not set.
+ */
 export function processEnv(overrides: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'warn', NODE_OPTIONS: '', ...overrides };
+  const dataDir = overrides.DATA_DIR ?? tempDataDir();
+  return { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'warn', NODE_OPTIONS: '', ...overrides, DATA_DIR: dataDir };
 }
 
 const tempDirs: string[] = [];
