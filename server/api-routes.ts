@@ -8,6 +8,7 @@ import { requirePlan } from './middleware/require-plan';
 import { verifyAlSignature } from './middleware/verify-al-signature';
 import { checkEligibilityRoute } from './routes/check-eligibility';
 import { convert } from './routes/convert';
+import { emailRoutes } from './routes/emails';
 import { advocateBalanceRoute, approveRewardRoute, getRewardRoute, listRewardsRoute, voidRewardRoute } from './routes/rewards';
 import { approveReviewRoute, listReviewsRoute, rejectReviewRoute } from './routes/reviews';
 import { trackClaim } from './routes/track-claim';
@@ -37,5 +38,6 @@ export function apiRoutes(): Router<AppState, AppContext> {
   router.post('/reviews/:id/approve', rateLimit('review'), readRawBody, authenticateApiKey, allPlans, approveReviewRoute);
   router.post('/reviews/:id/reject', rateLimit('review'), readRawBody, authenticateApiKey, allPlans, rejectReviewRoute);
   webhookEndpointRoutes(router, readRawBody, authenticateApiKey, allPlans);
+  emailRoutes(router, readRawBody, authenticateApiKey, allPlans);
   return router;
 }

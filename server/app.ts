@@ -4,6 +4,7 @@ import { apiRoutes } from './api-routes';
 import type { AppContext, AppDeps, AppState } from './app-context';
 import { configureConnectors } from './connectors';
 import { dashboardRoutes } from './dashboard/dashboard-routes';
+import { unsubscribeRoutes } from './mail/unsubscribe-routes';
 import { errorEnvelope } from './middleware/error-envelope';
 import { requestLog } from './middleware/request-log';
 import { requireHttps } from './middleware/require-https';
@@ -36,6 +37,7 @@ export function createApp(deps: AppDeps): App {
   for (const connector of connectors) {
     if (connector.routes) app.use(connector.routes().routes());
   }
+  app.use(unsubscribeRoutes().routes());
   const dashboard = dashboardRoutes(connectors);
   app.use(dashboard.routes());
   app.use(dashboard.allowedMethods());

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { type MailSettings, loadMailSettings } from './mail/mail-settings';
 import { type WebhookSettings, loadWebhookSettings } from './webhooks/webhook-settings';
 import type { WriteBatchSettings } from './write-batch-settings';
 
@@ -36,6 +37,8 @@ export interface Config {
   apiKeyCacheSeconds?: number;
   /** Outbound webhooks (WEBHOOK_* variables, server/webhooks/webhook-settings.ts); absent: read from the environment. */
   webhooks?: WebhookSettings;
+  /** Program emails (SMTP_URL, MAIL_* variables, server/mail/mail-settings.ts); absent: read from the environment. */
+  mail?: MailSettings;
   /** Where merchants open the dashboard (PUBLIC_URL, default http://localhost:PORT): the base of sign-in links. */
   publicUrl?: string;
   /** Group commit of the ingest routes (CONVERSION_BATCH_* variables, server/write-batch-settings.ts); absent fields: from the environment. */
@@ -141,6 +144,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitSyncMs: integerSetting(env, 'RATE_LIMIT_SYNC_MS', DEFAULT_RATE_LIMIT_SYNC_MS, 0, 'a whole number of milliseconds (0 or more)'),
     apiKeyCacheSeconds: env.API_KEY_CACHE_SECONDS === '0' ? 0 : positiveInt(env, 'API_KEY_CACHE_SECONDS', 60),
     webhooks: loadWebhookSettings(env),
+    mail: loadMailSettings(env),
     warmReportsOnSignIn: booleanSetting(env, 'DASHBOARD_WARM_REPORTS', true),
   };
 }

@@ -21,6 +21,9 @@ import { EXIT } from './exit-codes';
 import { loadLifecycleSettings } from './lifecycle-settings';
 import { createLogger } from './logger';
 import { shutdownOnSignals } from './shutdown-on-signals';
+import { startMailWorker } from './mail/deliver-mail';
+import { mailSettingsOf } from './mail/mail-settings';
+import { createMailTransport } from './mail/mail-transport';
 import { startWebhookWorker } from './webhooks/deliver-webhooks';
 import { webhookSettingsOf } from './webhooks/webhook-settings';
 
@@ -83,6 +86,15 @@ async function main(): Promise<void> {
   const workers = startConnectorWorkers(connectors, { db, config, logger });
   const rewardApproval = startRewardApproval({ db, logger }, approvalIntervalSeconds);
   const webhookWorker = startWebhookWorker({ db, encryptionSecret: config.keyEncryptionSecret, settings: webhookSettingsOf(config), logger });
+  const mailSettings = mailSettingsOf(config);
+  const mailWorker = startMailWorker({
+    db,
+    transport: createMailTransport(mailSettings, config.dataDir, logger),
+    settings: mailSettings,
+    publicUrl: config.publicUrl ?? `http://localhost:${config.port}`,
+    secret: config.keyEncryptionSecret,
+    logger,
+  });
   const server = http.createServer(app.callback());
   const httpServer = drainable(server);
   await new Promise<void>((resolve, reject) => {
@@ -99,6 +111,7 @@ async function main(): Promise<void> {
     await workers.stop();
     await rewardApproval.stop();
     await webhookWorker.stop();
+    await mailWorker.stop();
     await cacheInvalidation.stop();
     await adminClosed;
     await db.destroy();

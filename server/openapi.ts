@@ -11,6 +11,8 @@ import { reviewApproveSchema, reviewListQuerySchema, reviewRejectSchema } from '
 import { MAX_IDENTIFIER_BYTES, MAX_IDENTIFIER_CHARS, MAX_LINES, MAX_METADATA_BYTES, MAX_STRING } from './schemas/fields';
 import { visitRequestSchema } from './schemas/visit-request';
 import { deliveryQuerySchema, webhookEndpointRequestSchema } from './schemas/webhook-endpoint-request';
+import { mailListQuerySchema, templateTextSchema } from './schemas/mail-request';
+import { MAIL_TEMPLATES } from '../core/mail/mail-templates';
 
 /** The request body as JSON Schema, derived from the zod schema that parses it (never hand-written). */
 function body(schema: z.ZodType) {
@@ -101,6 +103,23 @@ function webhookPaths() {
   };
 }
 
+/** Program emails: what was sent, and each template's words (docs/program-emails.md). */
+function emailPaths() {
+  const template = { name: 'template', in: 'path', required: true, schema: { type: 'string', enum: [...MAIL_TEMPLATES] } };
+  return {
+    '/api/v1/emails': {
+      get: operation('The brand\'s program emails, newest first: template, recipient, status (queued, sending, sent, failed, suppressed), last_error', { '200': envelope }, parameters(mailListQuerySchema, 'query')),
+    },
+    '/api/v1/email-templates': {
+      get: operation('Each template: enabled, subject, body (the brand\'s own words or the default in its language), its placeholders, who changed it last', { '200': envelope }),
+    },
+    '/api/v1/email-templates/{template}': {
+      put: { ...operation('Save the brand\'s own subject and body; an unknown {{placeholder}} is a 400 naming it', { '200': envelope }, [template]), requestBody: body(templateTextSchema) },
+      delete: operation('Back to the default words in the brand\'s language', { '200': envelope }, [template]),
+    },
+  };
+}
+
 let built: ReturnType<typeof buildOpenApiDocument> | undefined;
 
 /**
@@ -163,6 +182,7 @@ function buildOpenApiDocument() {
       '/api/v1/rewards/{id}/approve': transition('Approve a reward: in review → pending or approved, pending → approved (all plans); 409 when voided or approved', approveRewardSchema),
       '/api/v1/rewards/{id}/void': transition('Void a reward with a reason (all plans); 409 when paid out or already voided', voidRewardSchema),
       ...webhookPaths(),
+      ...emailPaths(),
       '/api/v1/convert': post('Simplified claim from a signed webhook', body(convertRequestSchema), { '201': envelope, '409': { description: 'Duplicate, with claim_id' } }, [{ brandId: [], signature: [] }]),
       '/api/v1/reviews': {
         get: { summary: 'Conversions held for fraud review, oldest first', security: apiKey, parameters: parameters(reviewListQuerySchema, 'query'), responses: { ...errors, '200': { description: '`{reviews, next_after}`' } } },

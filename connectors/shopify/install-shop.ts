@@ -33,7 +33,8 @@ export async function installShop(
     const brand = await getBrand(trx, link.brand_id);
     result = { brand: brand.status === 'active' ? brand : await updateBrand(trx, brand.brand_id, { status: 'active' }), api_key: null, reinstalled: true };
   } else {
-    const brand = await createBrand(trx, { name: shop, plan: input.plan, currency: input.currency });
+    // The shop's own domain is its storefront's (it redirects to the primary domain): share links go there.
+    const brand = await createBrand(trx, { name: shop, plan: input.plan, currency: input.currency, store_url: `https://${shop}` });
     const key = await createApiKey(trx, brand.brand_id, input.encryptionSecret, 'shopify install');
     result = { brand, api_key: key.api_key, reinstalled: false };
   }
@@ -62,7 +63,8 @@ export async function connectCustomApp(
   ),
 ): Promise<Brand> {
   await lockShop(trx, input.shop);
-  const brand = await brandInShopCurrency(trx, await getBrand(trx, input.brandId), input.currency);
+  const inCurrency = await brandInShopCurrency(trx, await getBrand(trx, input.brandId), input.currency);
+  const brand = inCurrency.store_url ? inCurrency : await updateBrand(trx, inCurrency.brand_id, { store_url: `https://${input.shop}` });
   const link = await findShopLink(trx, input.shop);
   if (link && link.brand_id !== brand.brand_id) {
     throw new Conflict(`${input.shop} is already connected to brand ${link.brand_id}`);

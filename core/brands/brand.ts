@@ -15,6 +15,20 @@ export type RewardType = (typeof REWARD_TYPES)[number];
 export const ATTRIBUTION_MODELS = ['last_click', 'first_click'] as const;
 export type AttributionModel = (typeof ATTRIBUTION_MODELS)[number];
 
+/** The languages program emails are written in (core/mail/default-templates.ts); English is the default. */
+export const LANGUAGES = ['en', 'fr', 'de', 'es'] as const;
+export type Language = (typeof LANGUAGES)[number];
+
+/** The store's own address, the base of share links: https, an origin with an optional path. */
+const storeUrl = z
+  .string()
+  .trim()
+  .max(2048)
+  .refine((value) => URL.canParse(value) && new URL(value).protocol === 'https:' && !new URL(value).search && !new URL(value).hash, {
+    error: 'must be an https URL of the store, like https://shop.example.com',
+  })
+  .transform((value) => value.replace(/\/+$/, ''));
+
 export const brandSettingsSchema = z.object({
   reward_type: z.enum(REWARD_TYPES),
   reward_value: z.number().nonnegative(),
@@ -39,6 +53,21 @@ export const brandSettingsSchema = z.object({
   fraud_max_per_ip_day: z.number().int().nonnegative().nullable(),
   /** How far back an advocate's own visits count for the same-IP rule. */
   fraud_ip_window_days: z.number().int().positive(),
+  /** Program emails (docs/program-emails.md): the language they are written in, who they are from, where links go. */
+  language: z.enum(LANGUAGES),
+  /** The From name; null: the brand's name. */
+  sender_name: z.string().trim().min(1).max(100).nullable(),
+  /** The store's address (share links); null: not known, emails give the code alone. */
+  store_url: storeUrl.nullable(),
+  /** Each program email on or off; re-engagement is off by default. */
+  email_advocate_welcome: z.boolean(),
+  email_reward_earned: z.boolean(),
+  email_reward_approved: z.boolean(),
+  email_reward_paid: z.boolean(),
+  email_friend_offer: z.boolean(),
+  email_reengagement: z.boolean(),
+  /** An advocate with no referral in this many days gets the re-engagement email (when it is on). */
+  reengagement_days: z.number().int().positive().max(3650),
 });
 export type BrandSettings = z.infer<typeof brandSettingsSchema>;
 
@@ -75,6 +104,16 @@ interface BrandRow {
   fraud_max_per_advocate_hour: number | null;
   fraud_max_per_ip_day: number | null;
   fraud_ip_window_days: number;
+  language: Language;
+  sender_name: string | null;
+  store_url: string | null;
+  email_advocate_welcome: boolean;
+  email_reward_earned: boolean;
+  email_reward_approved: boolean;
+  email_reward_paid: boolean;
+  email_friend_offer: boolean;
+  email_reengagement: boolean;
+  reengagement_days: number;
   created_at: Date;
 }
 
@@ -103,6 +142,16 @@ function toBrand(row: BrandRow): Brand {
     fraud_max_per_advocate_hour: row.fraud_max_per_advocate_hour,
     fraud_max_per_ip_day: row.fraud_max_per_ip_day,
     fraud_ip_window_days: row.fraud_ip_window_days,
+    language: row.language,
+    sender_name: row.sender_name,
+    store_url: row.store_url,
+    email_advocate_welcome: row.email_advocate_welcome,
+    email_reward_earned: row.email_reward_earned,
+    email_reward_approved: row.email_reward_approved,
+    email_reward_paid: row.email_reward_paid,
+    email_friend_offer: row.email_friend_offer,
+    email_reengagement: row.email_reengagement,
+    reengagement_days: row.reengagement_days,
     created_at: new Date(row.created_at).toISOString(),
   };
 }

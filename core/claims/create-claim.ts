@@ -8,6 +8,9 @@ import { currencyExponent, requireCurrency } from '../currency';
 import { Conflict, Invalid, NotFound, Unprocessable } from '../errors';
 import { redeemReward, rewardBalance } from '../ledger/reward-ledger';
 import { type Minor, amountFromDecimal, amountFromMinor, decimalFromMinor, toMinor } from '../money';
+import { enqueueMail } from '../mail/enqueue-mail';
+import { isMailbox } from '../mail/mailbox';
+import { friendOfferMail } from '../mail/program-mail';
 import { emitWebhookEvents } from '../webhooks/emit-event';
 import { type DiscountRule, claimAmounts } from './claim-discount';
 import type { ClaimInput } from './claim-input';
@@ -130,6 +133,10 @@ export async function createClaimFor(
   }
   // Webhooks (docs/webhooks.md): in this transaction, so the event commits with the claim.
   await emitWebhookEvents(trx, brand.brand_id, [{ type: 'claim.created', data: toClaimView(claim) }]);
+  // An advocate referred a friend by email (no order yet): the friend hears of their offer (docs/program-emails.md).
+  if (input.type === 'referral' && !input.order_id && isMailbox(input.email)) {
+    await enqueueMail(trx, [friendOfferMail(brand.brand_id, { email: input.email, emailNormalized: email }, { advocateId: owner.advocate_id, code: owner.code })]);
+  }
   return claim;
 }
 

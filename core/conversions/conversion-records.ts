@@ -7,6 +7,9 @@ import { statementOnce } from '../db/prepared-statement';
 import { type ReviewSummary, reviewColumn } from '../fraud/reviews';
 import { creditNewRewards } from '../ledger/reward-ledger';
 import { type NewRewardOptions, insertNewRewards, newRewardStatus } from '../rewards/reward-records';
+import { currencyExponent } from '../currency';
+import { enqueueMail } from '../mail/enqueue-mail';
+import { earnedReward, rewardMail } from '../mail/program-mail';
 import { emitWebhookEvents } from '../webhooks/emit-event';
 import { rewardCredited } from '../webhooks/conversion-events';
 import type { ConversionInput } from './conversion-input';
@@ -110,7 +113,9 @@ export async function completeIfPending(
     [brand.brand_id, updated.conversion_id, updated.advocate_id, updated.referrer_reward_paid, rewardStatus, brand.reward_hold_days, insertNewRewards(trx, 'conversion'), creditNewRewards(trx, 'reward')],
   );
   const conversion = toConversionView(updated);
-  // Webhooks (docs/webhooks.md): the upgrade earns the reward now (held, in review or approved).
+  // Webhooks (docs/webhooks.md) and the advocate's email: the upgrade earns the reward now (held, in review or approved).
   if (conversion.referrer_reward_paid > 0) await emitWebhookEvents(trx, brand.brand_id, [rewardCredited(conversion, rewardStatus)]);
+  const earned = rewardMail(earnedReward(brand, conversion, currencyExponent(brand.currency)), rewardStatus);
+  if (earned) await enqueueMail(trx, [earned]);
   return conversion;
 }

@@ -26,5 +26,7 @@ export async function redactCustomer(trx: Knex.Transaction, brandId: string, sub
         .where({ brand_id: brandId, email_normalized: subject.email })
         .update({ email: placeholder, email_normalized: placeholder, first_name: 'Redacted', last_name: null })
     : 0;
+  // Program emails written to them (sent or not) go: they name the person. A suppression stays, so erasure never restarts the mail.
+  if (subject.email) await trx('mail_messages').where({ brand_id: brandId, recipient_normalized: subject.email }).delete();
   return { conversions, claims, advocates };
 }

@@ -6,6 +6,8 @@ import { type Actor, balanceFrom, postEntries, rewardBalance } from '../ledger/r
 import type { LedgerEntryKind } from '../ledger/entry-kind';
 import type { Brand } from '../brands/brand';
 import { currencyExponent } from '../currency';
+import { enqueueMail } from '../mail/enqueue-mail';
+import { rewardPaidMail } from '../mail/program-mail';
 import { type Minor, amountFromMinor, decimalFromMinor, exactMinor, minorFromDecimal, toMinor } from '../money';
 
 /**
@@ -154,6 +156,7 @@ export async function markPaid(trx: Knex.Transaction, brand: Brand, paidRows: Pa
     ]);
     await allocateToRewards(trx, brandId, exponent, row.advocate_id, row.amount);
   }
+  await enqueueMail(trx, fresh.map((row) => rewardPaidMail(brandId, row.advocate_id, row.payout_id, row.amount, exponent)));
   const total = fresh.reduce((sum, row) => sum + row.amount, 0);
   const skipped = rows.length - fresh.length;
   return {

@@ -3,6 +3,8 @@ import type { Brand } from '../brands/brand';
 import { Invalid } from '../errors';
 import { type Actor, postEntries, reverseReward, rewardSums } from '../ledger/reward-ledger';
 import { currencyExponent } from '../currency';
+import { enqueueMail } from '../mail/enqueue-mail';
+import { rewardMail } from '../mail/program-mail';
 import { type Minor, minorFromDecimal } from '../money';
 import { type RewardRow, type RewardView, isPaid, lockReward, lockRewardOfConversion, setRewardStatus, toRewardView } from './reward-records';
 import { type RewardStatus, isHeld, nextStatus } from './reward-status';
@@ -36,7 +38,7 @@ export async function voidReward(trx: Knex.Transaction, brand: Brand, input: Tra
   return toRewardView(await moveTo(trx, brand.brand_id, currencyExponent(brand.currency), row, status, input.actor, reason));
 }
 
-/** Writes a legal transition: the status and the ledger entries that move the reward's money. */
+/** Writes a legal transition: the status, the ledger entries that move the reward's money, and the advocate's email. */
 async function moveTo(
   trx: Knex.Transaction,
   brandId: string,
@@ -62,6 +64,9 @@ async function moveTo(
       isHeld(row.status) ? { ...base, kind: 'hold_void', amount: -sums.held } : { ...base, kind: 'void', amount: -sums.approved },
     ]);
   }
+  // Released from review into its hold: reward_earned; approved: reward_approved (program-mail.ts).
+  const mail = rewardMail({ ...base, amount: sums.held, heldUntil: new Date(row.hold_until).toISOString() }, status);
+  if (mail) await enqueueMail(trx, [mail]);
   return setRewardStatus(trx, brandId, rewardId, status, status === 'voided' ? reason : null);
 }
 

@@ -1,11 +1,13 @@
-import { addReferralCode, createAdvocate, getAdvocate, listAdvocates } from '../../core/advocates/advocates';
+import { addReferralCode, getAdvocate, listAdvocates } from '../../core/advocates/advocates';
+import { enrollAdvocate } from '../../core/advocates/enroll-advocate';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../core/brands/api-keys';
-import { PLANS, createBrand, getBrand, listBrands, updateBrand } from '../../core/brands/brand';
+import { LANGUAGES, PLANS, brandSettingsSchema, createBrand, getBrand, listBrands, updateBrand } from '../../core/brands/brand';
 import { LOGIN_LINK_TTL_MINUTES, createLoginLink } from '../../core/dashboard/dashboard-sign-in';
 import { migrateToLatest } from '../../core/db/migrate';
 import { inTransaction } from '../../core/db/transaction';
 import { REVIEW_STATUSES, decideReview, listReviews } from '../../core/fraud/reviews';
 import { rewardBalance } from '../../core/ledger/reward-ledger';
+import { isMailbox } from '../../core/mail/mailbox';
 import { advocateFlag, brandFlag, choiceFlag, currencyFlag, numberFlag, optionalFlag, requiredFlag } from './args';
 import { CliError } from './cli-error';
 import { type CliEnv, type Command, flagsFirst } from './command';
@@ -23,6 +25,29 @@ function reviewFlag(flags: Parameters<Command['run']>[0]): number {
 function yesNoFlag(flags: Parameters<Command['run']>[0], name: string): boolean | undefined {
   const choice = choiceFlag(flags, name, ['yes', 'no'] as const);
   return choice === undefined ? undefined : choice === 'yes';
+}
+
+/** The program emails' settings (docs/program-emails.md): --email-<template> yes|no for each template, and the rest. */
+function programEmailFlags(flags: Parameters<Command['run']>[0]) {
+  const storeUrl = optionalFlag(flags, 'store-url');
+  const parsedUrl = storeUrl === undefined || storeUrl === 'none' ? undefined : brandSettingsSchema.shape.store_url.safeParse(storeUrl);
+  if (parsedUrl && !parsedUrl.success) throw new CliError(`--store-url must be an https URL of the store, like https://shop.example.com (got "${storeUrl}")`);
+  const senderName = optionalFlag(flags, 'sender-name');
+  if (senderName !== undefined && senderName.length > 100) throw new CliError('--sender-name must be at most 100 characters');
+  const reengagementDays = numberFlag(flags, 'reengagement-days', { integer: true });
+  if (reengagementDays !== undefined && (reengagementDays < 1 || reengagementDays > 3650)) throw new CliError('--reengagement-days must be from 1 to 3650');
+  return {
+    language: choiceFlag(flags, 'language', LANGUAGES),
+    sender_name: senderName === 'none' ? null : senderName,
+    store_url: storeUrl === 'none' ? null : parsedUrl?.data,
+    email_advocate_welcome: yesNoFlag(flags, 'email-advocate-welcome'),
+    email_reward_earned: yesNoFlag(flags, 'email-reward-earned'),
+    email_reward_approved: yesNoFlag(flags, 'email-reward-approved'),
+    email_reward_paid: yesNoFlag(flags, 'email-reward-paid'),
+    email_friend_offer: yesNoFlag(flags, 'email-friend-offer'),
+    email_reengagement: yesNoFlag(flags, 'email-reengagement'),
+    reengagement_days: reengagementDays,
+  };
 }
 
 function brandSettingsFlags(flags: Parameters<Command['run']>[0]) {
@@ -44,6 +69,7 @@ function brandSettingsFlags(flags: Parameters<Command['run']>[0]) {
     fraud_max_per_advocate_hour: numberFlag(flags, 'fraud-max-per-advocate-hour', { integer: true }),
     fraud_max_per_ip_day: numberFlag(flags, 'fraud-max-per-ip-day', { integer: true }),
     fraud_ip_window_days: numberFlag(flags, 'fraud-ip-window-days', { integer: true }),
+    ...programEmailFlags(flags),
   };
   if (settings.attribution_window_days === 0) throw new CliError('--attribution-window-days must be at least 1');
   if ((settings.reward_hold_days ?? 0) > 3650) throw new CliError('--reward-hold-days must be at most 3650');
@@ -88,7 +114,7 @@ export const coreCommands: Record<string, Command> = {
   'brand create': flagsFirst(
     'brand create --name N --plan starter|growth|premier [--currency USD] [--reward-type fixed|percentage --reward-value V] ' +
       '[--referee-discount-type fixed|percentage --referee-discount-value V] [--reward-hold-days N (default 30)] ' +
-      '[--allow-pending-redemption yes|no] [--json]',
+      '[--allow-pending-redemption yes|no] [--language en|fr|de|es] [--store-url https://…] [--json]',
     (flags) => {
       const name = requiredFlag(flags, 'name');
       const plan = choiceFlag(flags, 'plan', PLANS);
@@ -116,7 +142,10 @@ export const coreCommands: Record<string, Command> = {
       '[--referee-discount-cap V] [--reward-type fixed|percentage] [--reward-value V] [--count-test-orders yes|no] ' +
       '[--reward-hold-days N] [--allow-pending-redemption yes|no] ' +
       '[--fraud-self-referral yes|no] [--fraud-velocity yes|no] [--fraud-disposable-email yes|no] ' +
-      '[--fraud-max-per-advocate-hour N] [--fraud-max-per-ip-day N] [--fraud-ip-window-days N] [--json]',
+      '[--fraud-max-per-advocate-hour N] [--fraud-max-per-ip-day N] [--fraud-ip-window-days N] ' +
+      `[--language ${LANGUAGES.join('|')}] [--sender-name NAME|none] [--store-url https://…|none] ` +
+      '[--email-advocate-welcome yes|no] [--email-reward-earned yes|no] [--email-reward-approved yes|no] [--email-reward-paid yes|no] ' +
+      '[--email-friend-offer yes|no] [--email-reengagement yes|no] [--reengagement-days N] [--json]',
     (flags) => {
       const brandId = brandFlag(flags);
       const plan = choiceFlag(flags, 'plan', PLANS);
@@ -145,14 +174,14 @@ export const coreCommands: Record<string, Command> = {
     (flags) => {
       const brandId = brandFlag(flags);
       const email = requiredFlag(flags, 'email');
-      if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new CliError(`--email must be an email address (got "${email}")`);
+      if (!isMailbox(email)) throw new CliError(`--email must be an email address (got "${email}")`);
       const advocate = { email, first_name: requiredFlag(flags, 'first-name'), last_name: optionalFlag(flags, 'last-name') ?? null, code: optionalFlag(flags, 'code') };
       return { brandId, advocate };
     },
     ({ brandId, advocate: input }, { db }) =>
       inTransaction(db, async (trx) => {
         await getBrand(trx, brandId);
-        const advocate = await createAdvocate(trx, brandId, input);
+        const advocate = await enrollAdvocate(trx, brandId, input);
         return { advocate_id: advocate.advocate_id, referral_code: advocate.referral_codes[0], advocate };
       }),
   ),

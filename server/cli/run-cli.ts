@@ -5,12 +5,13 @@ import { type Flags, splitArgs } from './args';
 import { CliError } from './cli-error';
 import { type CliEnv, type Command, TextOutput } from './command';
 import { coreCommands } from './core-commands';
+import { mailCommands } from './mail-commands';
 import { rewardCommands } from './reward-commands';
 import { webhookCommands } from './webhook-commands';
 
 /** Every command of `referrals`, by its words: the core's, then each connector's. */
 function commandsOf(connectors: readonly ConnectorParts[]): Record<string, Command> {
-  return Object.assign({}, coreCommands, rewardCommands, webhookCommands, ...connectors.map((connector) => connector.cliCommands ?? {}));
+  return Object.assign({}, coreCommands, rewardCommands, webhookCommands, mailCommands, ...connectors.map((connector) => connector.cliCommands ?? {}));
 }
 
 export interface CliOutput {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ClaimInput } from '../../core/claims/claim-input';
 import { DISCOUNT_TYPES } from '../../core/claims/discount-type';
 import { REFERRAL_TYPES } from '../../core/conversions/referral-type';
-import { amount, couponEntry, currency, discountValue, email, identifier, lines, looseIdentifier, metadata, orderId, text } from './fields';
+import { amount, couponEntry, currency, discountValue, identifier, lines, looseIdentifier, mailbox, metadata, orderId, text } from './fields';
 import { itemLines, productLines } from './product-line';
 
 /**
@@ -12,8 +12,9 @@ import { itemLines, productLines } from './product-line';
 export const claimRequestSchema = z
   .object({
     referral_code: identifier(),
-    email: email().optional(),
-    customer_email: email().optional(),
+    // The friend_offer email goes to it (docs/program-emails.md): an address that cannot receive mail is refused here.
+    email: mailbox().optional(),
+    customer_email: mailbox().optional(),
     name: text().optional(),
     customer_name: text().optional(),
     phone: text().optional(),

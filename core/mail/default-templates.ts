@@ -1,0 +1,240 @@
+import type { Language } from '../brands/brand';
+import type { MailTemplate, TemplateText } from './mail-templates';
+
+/** What every program email says besides its template: the offer phrases and the footer, per language. */
+export interface MailPhrases {
+  /** "15% off", "10.00 USD off": `{value}` is the percentage or the amount. */
+  percentOff: string;
+  amountOff: string;
+  /** Appended to an offer with a minimum purchase: `{amount}`. */
+  minimumPurchase: string;
+  /** The advocate's reward: a fixed amount, or a percentage of the friend's order. */
+  rewardFixed: string;
+  rewardPercent: string;
+  /** The button under a share link. */
+  shareButton: string;
+  /** Why the recipient gets this, and the way out. */
+  footer: string;
+  unsubscribe: string;
+  /** The unsubscribe page: the question (`{email}`, `{brand}`), its button, the answer, a link that is not valid. */
+  unsubscribeQuestion: string;
+  unsubscribeButton: string;
+  unsubscribeDone: string;
+  unsubscribeInvalid: string;
+}
+
+type Catalogue = { phrases: MailPhrases; templates: Record<MailTemplate, TemplateText> };
+
+const en: Catalogue = {
+  phrases: {
+    percentOff: '{value}% off',
+    amountOff: '{value} off',
+    minimumPurchase: ' orders of {amount} or more',
+    rewardFixed: '{value}',
+    rewardPercent: '{value}% of their order',
+    shareButton: 'Share your link',
+    footer: 'You get this email from the {brand} referral program.',
+    unsubscribe: 'Unsubscribe',
+    unsubscribeQuestion: 'Stop the {brand} referral program emails to {email}?',
+    unsubscribeButton: 'Unsubscribe',
+    unsubscribeDone: '{email} will get no more {brand} referral program emails.',
+    unsubscribeInvalid: 'This unsubscribe link is not valid. Use the link in the most recent email.',
+  },
+  templates: {
+    advocate_welcome: {
+      subject: 'Your {{brand_name}} referral link is ready',
+      body:
+        'Hi {{first_name}},\n\nThanks for joining the {{brand_name}} referral program. Share your link with friends: they get {{friend_offer}}, ' +
+        'and you earn {{advocate_reward}} when they place an order.\n\n{{share_link}}\n\nYour referral code: {{referral_code}}',
+    },
+    reward_earned: {
+      subject: 'You earned {{amount}} from a referral',
+      body:
+        'Hi {{first_name}},\n\nA friend you referred to {{brand_name}} just placed an order, and you earned {{amount}}.\n\n' +
+        'The reward is held until {{held_until}} in case the order is returned. We will write again when it is yours.',
+    },
+    reward_approved: {
+      subject: 'Your {{amount}} referral reward is ready',
+      body: 'Hi {{first_name}},\n\nYour referral reward of {{amount}} from {{brand_name}} is approved and yours now.\n\nKeep sharing your link:\n\n{{share_link}}',
+    },
+    reward_paid: {
+      subject: '{{brand_name}} paid you {{amount}}',
+      body: 'Hi {{first_name}},\n\n{{brand_name}} has paid you {{amount}} for your referrals. Thank you for spreading the word!',
+    },
+    friend_offer: {
+      subject: '{{advocate_first_name}} sent you {{friend_offer}} at {{brand_name}}',
+      body:
+        'Hello,\n\n{{advocate_first_name}} thinks you will love {{brand_name}} and sent you {{friend_offer}}.\n\n' +
+        'Use the code {{referral_code}} at checkout.\n\n{{share_link}}',
+    },
+    reengagement: {
+      subject: 'Your friends still get {{friend_offer}} at {{brand_name}}',
+      body:
+        'Hi {{first_name}},\n\nIt has been a while since a friend used your {{brand_name}} referral link. They still get {{friend_offer}}, ' +
+        'and you still earn {{advocate_reward}} for each order.\n\n{{share_link}}\n\nYour referral code: {{referral_code}}',
+    },
+  },
+};
+
+const fr: Catalogue = {
+  phrases: {
+    percentOff: '{value} % de réduction',
+    amountOff: '{value} de réduction',
+    minimumPurchase: ' dès {amount} d’achat',
+    rewardFixed: '{value}',
+    rewardPercent: '{value} % de leur commande',
+    shareButton: 'Partager votre lien',
+    footer: 'Vous recevez cet e-mail du programme de parrainage {brand}.',
+    unsubscribe: 'Se désabonner',
+    unsubscribeQuestion: 'Ne plus envoyer les e-mails du programme de parrainage {brand} à {email} ?',
+    unsubscribeButton: 'Se désabonner',
+    unsubscribeDone: '{email} ne recevra plus d’e-mails du programme de parrainage {brand}.',
+    unsubscribeInvalid: 'Ce lien de désabonnement n’est pas valide. Utilisez celui du dernier e-mail reçu.',
+  },
+  templates: {
+    advocate_welcome: {
+      subject: 'Votre lien de parrainage {{brand_name}} est prêt',
+      body:
+        'Bonjour {{first_name}},\n\nMerci de rejoindre le programme de parrainage {{brand_name}}. Partagez votre lien : vos amis obtiennent ' +
+        '{{friend_offer}}, et vous gagnez {{advocate_reward}} pour chaque commande.\n\n{{share_link}}\n\nVotre code de parrainage : {{referral_code}}',
+    },
+    reward_earned: {
+      subject: 'Vous avez gagné {{amount}} grâce à un parrainage',
+      body:
+        'Bonjour {{first_name}},\n\nUn ami que vous avez parrainé chez {{brand_name}} vient de commander : vous gagnez {{amount}}.\n\n' +
+        'La récompense est retenue jusqu’au {{held_until}}, au cas où la commande serait retournée. Nous vous écrirons dès qu’elle sera à vous.',
+    },
+    reward_approved: {
+      subject: 'Votre récompense de {{amount}} est disponible',
+      body: 'Bonjour {{first_name}},\n\nVotre récompense de parrainage de {{amount}} chez {{brand_name}} est validée et à vous.\n\nContinuez à partager votre lien :\n\n{{share_link}}',
+    },
+    reward_paid: {
+      subject: '{{brand_name}} vous a versé {{amount}}',
+      body: 'Bonjour {{first_name}},\n\n{{brand_name}} vous a versé {{amount}} pour vos parrainages. Merci de faire connaître la marque !',
+    },
+    friend_offer: {
+      subject: '{{advocate_first_name}} vous offre {{friend_offer}} chez {{brand_name}}',
+      body:
+        'Bonjour,\n\n{{advocate_first_name}} pense que vous allez adorer {{brand_name}} et vous offre {{friend_offer}}.\n\n' +
+        'Utilisez le code {{referral_code}} lors du paiement.\n\n{{share_link}}',
+    },
+    reengagement: {
+      subject: 'Vos amis ont toujours {{friend_offer}} chez {{brand_name}}',
+      body:
+        'Bonjour {{first_name}},\n\nPersonne n’a utilisé votre lien de parrainage {{brand_name}} depuis un moment. Vos amis obtiennent toujours ' +
+        '{{friend_offer}}, et vous gagnez toujours {{advocate_reward}} par commande.\n\n{{share_link}}\n\nVotre code de parrainage : {{referral_code}}',
+    },
+  },
+};
+
+const de: Catalogue = {
+  phrases: {
+    percentOff: '{value} % Rabatt',
+    amountOff: '{value} Rabatt',
+    minimumPurchase: ' ab einem Einkauf von {amount}',
+    rewardFixed: '{value}',
+    rewardPercent: '{value} % ihrer Bestellung',
+    shareButton: 'Link teilen',
+    footer: 'Sie erhalten diese E-Mail vom Empfehlungsprogramm von {brand}.',
+    unsubscribe: 'Abmelden',
+    unsubscribeQuestion: 'Keine E-Mails des Empfehlungsprogramms von {brand} mehr an {email} senden?',
+    unsubscribeButton: 'Abmelden',
+    unsubscribeDone: '{email} erhält keine E-Mails des Empfehlungsprogramms von {brand} mehr.',
+    unsubscribeInvalid: 'Dieser Abmeldelink ist ungültig. Verwenden Sie den Link aus der letzten E-Mail.',
+  },
+  templates: {
+    advocate_welcome: {
+      subject: 'Ihr Empfehlungslink für {{brand_name}} ist bereit',
+      body:
+        'Hallo {{first_name}},\n\ndanke, dass Sie beim Empfehlungsprogramm von {{brand_name}} mitmachen. Teilen Sie Ihren Link: Ihre Freunde erhalten ' +
+        '{{friend_offer}}, und Sie verdienen {{advocate_reward}} für jede Bestellung.\n\n{{share_link}}\n\nIhr Empfehlungscode: {{referral_code}}',
+    },
+    reward_earned: {
+      subject: 'Sie haben {{amount}} durch eine Empfehlung verdient',
+      body:
+        'Hallo {{first_name}},\n\neine Person, die Sie {{brand_name}} empfohlen haben, hat gerade bestellt: Sie verdienen {{amount}}.\n\n' +
+        'Die Prämie wird bis {{held_until}} zurückgehalten, falls die Bestellung zurückgeht. Wir melden uns, sobald sie Ihnen gehört.',
+    },
+    reward_approved: {
+      subject: 'Ihre Prämie von {{amount}} ist freigegeben',
+      body: 'Hallo {{first_name}},\n\nIhre Empfehlungsprämie von {{amount}} bei {{brand_name}} ist freigegeben und gehört Ihnen.\n\nTeilen Sie Ihren Link weiter:\n\n{{share_link}}',
+    },
+    reward_paid: {
+      subject: '{{brand_name}} hat Ihnen {{amount}} ausgezahlt',
+      body: 'Hallo {{first_name}},\n\n{{brand_name}} hat Ihnen {{amount}} für Ihre Empfehlungen ausgezahlt. Danke fürs Weitersagen!',
+    },
+    friend_offer: {
+      subject: '{{advocate_first_name}} schenkt Ihnen {{friend_offer}} bei {{brand_name}}',
+      body:
+        'Hallo,\n\n{{advocate_first_name}} glaubt, dass Ihnen {{brand_name}} gefällt, und schenkt Ihnen {{friend_offer}}.\n\n' +
+        'Geben Sie an der Kasse den Code {{referral_code}} ein.\n\n{{share_link}}',
+    },
+    reengagement: {
+      subject: 'Ihre Freunde erhalten weiterhin {{friend_offer}} bei {{brand_name}}',
+      body:
+        'Hallo {{first_name}},\n\nseit einiger Zeit hat niemand Ihren Empfehlungslink für {{brand_name}} genutzt. Ihre Freunde erhalten weiterhin ' +
+        '{{friend_offer}}, und Sie verdienen weiterhin {{advocate_reward}} pro Bestellung.\n\n{{share_link}}\n\nIhr Empfehlungscode: {{referral_code}}',
+    },
+  },
+};
+
+const es: Catalogue = {
+  phrases: {
+    percentOff: '{value} % de descuento',
+    amountOff: '{value} de descuento',
+    minimumPurchase: ' en compras desde {amount}',
+    rewardFixed: '{value}',
+    rewardPercent: 'el {value} % de su pedido',
+    shareButton: 'Comparte tu enlace',
+    footer: 'Recibes este correo del programa de referidos de {brand}.',
+    unsubscribe: 'Darse de baja',
+    unsubscribeQuestion: '¿Dejar de enviar los correos del programa de referidos de {brand} a {email}?',
+    unsubscribeButton: 'Darse de baja',
+    unsubscribeDone: '{email} no recibirá más correos del programa de referidos de {brand}.',
+    unsubscribeInvalid: 'Este enlace para darse de baja no es válido. Usa el del correo más reciente.',
+  },
+  templates: {
+    advocate_welcome: {
+      subject: 'Tu enlace de referidos de {{brand_name}} está listo',
+      body:
+        'Hola {{first_name}}:\n\nGracias por unirte al programa de referidos de {{brand_name}}. Comparte tu enlace: tus amigos obtienen ' +
+        '{{friend_offer}} y tú ganas {{advocate_reward}} por cada pedido.\n\n{{share_link}}\n\nTu código de referido: {{referral_code}}',
+    },
+    reward_earned: {
+      subject: 'Has ganado {{amount}} con una recomendación',
+      body:
+        'Hola {{first_name}}:\n\nUna persona que recomendaste a {{brand_name}} acaba de hacer un pedido y has ganado {{amount}}.\n\n' +
+        'La recompensa queda retenida hasta el {{held_until}} por si se devuelve el pedido. Te escribiremos cuando sea tuya.',
+    },
+    reward_approved: {
+      subject: 'Tu recompensa de {{amount}} está disponible',
+      body: 'Hola {{first_name}}:\n\nTu recompensa de {{amount}} de {{brand_name}} está aprobada y ya es tuya.\n\nSigue compartiendo tu enlace:\n\n{{share_link}}',
+    },
+    reward_paid: {
+      subject: '{{brand_name}} te ha pagado {{amount}}',
+      body: 'Hola {{first_name}}:\n\n{{brand_name}} te ha pagado {{amount}} por tus recomendaciones. ¡Gracias por correr la voz!',
+    },
+    friend_offer: {
+      subject: '{{advocate_first_name}} te regala {{friend_offer}} en {{brand_name}}',
+      body:
+        'Hola:\n\n{{advocate_first_name}} cree que te encantará {{brand_name}} y te regala {{friend_offer}}.\n\n' +
+        'Usa el código {{referral_code}} al pagar.\n\n{{share_link}}',
+    },
+    reengagement: {
+      subject: 'Tus amigos siguen teniendo {{friend_offer}} en {{brand_name}}',
+      body:
+        'Hola {{first_name}}:\n\nHace tiempo que nadie usa tu enlace de referidos de {{brand_name}}. Tus amigos siguen obteniendo ' +
+        '{{friend_offer}} y tú sigues ganando {{advocate_reward}} por pedido.\n\n{{share_link}}\n\nTu código de referido: {{referral_code}}',
+    },
+  },
+};
+
+const CATALOGUES: Record<Language, Catalogue> = { en, fr, de, es };
+
+export function defaultTemplate(language: Language, template: MailTemplate): TemplateText {
+  return CATALOGUES[language].templates[template];
+}
+
+export function mailPhrases(language: Language): MailPhrases {
+  return CATALOGUES[language].phrases;
+}

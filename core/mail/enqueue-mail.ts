@@ -1,0 +1,52 @@
+import { normalizeEmail } from '../advocates/normalize';
+import type { Executor } from '../db/transaction';
+import { MAIL_TEMPLATES, type MailTemplate, TEMPLATE_SWITCH } from './mail-templates';
+import type { MailData } from './mail-values';
+
+/** A program email a change causes: written with the change (an outbox), sent later by the mail worker. */
+export interface MailIntent {
+  brandId: string;
+  template: MailTemplate;
+  /** What caused it (`reward_earned:<reward_id>`...): one message per cause, however often the cause is reported. */
+  dedupeKey: string;
+  /** The advocate it goes to (at their email)... */
+  advocateId?: number;
+  /** ...or an address of its own (a referred friend), already checked by the caller. */
+  to?: string;
+  data?: MailData;
+}
+
+// The brand's switch of each template, as SQL: a template switched off writes nothing.
+const SWITCHED_ON = `CASE i.template ${MAIL_TEMPLATES.map((template) => `WHEN '${template}' THEN b.${TEMPLATE_SWITCH[template]}`).join(' ')} ELSE false END`;
+
+// One statement for a batch's messages, of any brands: the brand's switch and the advocate's
+// address are read here, and an address that unsubscribed or bounced gets nothing (no row).
+const ENQUEUE_SQL = `
+INSERT INTO mail_messages (brand_id, template, dedupe_key, advocate_id, recipient, recipient_normalized, data)
+SELECT i.brand_id, i.template, i.dedupe_key, i.advocate_id, coalesce(i.recipient, a.email), coalesce(i.recipient_normalized, a.email_normalized), i.data
+  FROM json_to_recordset(?::json) AS i(brand_id uuid, template text, dedupe_key text, advocate_id bigint, recipient text, recipient_normalized text, data json)
+  JOIN brands b ON b.brand_id = i.brand_id
+  LEFT JOIN advocates a ON i.recipient IS NULL AND a.brand_id = i.brand_id AND a.advocate_id = i.advocate_id
+ WHERE ${SWITCHED_ON}
+   AND coalesce(i.recipient_normalized, a.email_normalized) IS NOT NULL
+   AND NOT EXISTS (
+     SELECT 1 FROM mail_suppressions s WHERE s.brand_id = i.brand_id AND s.email_normalized = coalesce(i.recipient_normalized, a.email_normalized)
+   )
+ON CONFLICT (brand_id, dedupe_key) DO NOTHING`;
+
+/**
+ * Writes the program emails a change causes, in the change's transaction: they commit or roll back
+ * with it, and nothing is sent from the request.
+ */
+export async function enqueueMail(trx: Executor, intents: MailIntent[]): Promise<void> {
+  const rows = intents.map((intent) => ({
+      brand_id: intent.brandId,
+      template: intent.template,
+      dedupe_key: intent.dedupeKey,
+      advocate_id: intent.advocateId ?? null,
+      recipient: intent.to?.trim() ?? null,
+      recipient_normalized: intent.to === undefined ? null : normalizeEmail(intent.to),
+      data: intent.data ?? {},
+    }));
+  if (rows.length > 0) await trx.raw(ENQUEUE_SQL, [JSON.stringify(rows)]);
+}

@@ -1,0 +1,188 @@
+import type { Knex } from 'knex';
+import type { Executor } from '../db/transaction';
+import { Invalid, NotFound } from '../errors';
+import type { MailTemplate } from './mail-templates';
+import type { MailData } from './mail-values';
+
+/** The mail outbox (docs/program-emails.md): what was written to whom, and how its sending went. */
+export const MAIL_STATUSES = ['queued', 'sending', 'sent', 'failed', 'suppressed'] as const;
+export type MailStatus = (typeof MAIL_STATUSES)[number];
+
+export interface MailMessageView {
+  id: number;
+  template: MailTemplate;
+  to: string;
+  advocate_id: number | null;
+  status: MailStatus;
+  /** The subject it was sent with; null until it is sent. */
+  subject: string | null;
+  attempts: number;
+  /** When the next attempt is due; null unless queued. */
+  next_attempt_at: string | null;
+  last_error: string | null;
+  sent_at: string | null;
+  created_at: string;
+}
+
+interface MessageRow {
+  brand_id: string;
+  message_id: string;
+  template: MailTemplate;
+  dedupe_key: string;
+  advocate_id: string | null;
+  recipient: string;
+  recipient_normalized: string;
+  data: MailData;
+  status: MailStatus;
+  attempts: number;
+  next_attempt_at: Date;
+  last_error: string | null;
+  subject: string | null;
+  sent_at: Date | null;
+  created_at: Date;
+}
+
+const iso = (date: Date | null) => (date ? new Date(date).toISOString() : null);
+
+function toView(row: MessageRow): MailMessageView {
+  return {
+    id: Number(row.message_id),
+    template: row.template,
+    to: row.recipient,
+    advocate_id: row.advocate_id === null ? null : Number(row.advocate_id),
+    status: row.status,
+    subject: row.subject,
+    attempts: row.attempts,
+    next_attempt_at: row.status === 'queued' ? iso(row.next_attempt_at) : null,
+    last_error: row.last_error,
+    sent_at: iso(row.sent_at),
+    created_at: iso(row.created_at)!,
+  };
+}
+
+export interface MailFilter {
+  status?: MailStatus;
+  limit?: number;
+  /** Only messages older than this one (the next page of a newest-first list). */
+  before?: number;
+}
+
+/** A brand's messages, newest first (at most 100 unless asked). */
+export async function listMailMessages(db: Executor, brandId: string, filter: MailFilter = {}): Promise<MailMessageView[]> {
+  const query = db('mail_messages').where({ brand_id: brandId }).orderBy('message_id', 'desc').limit(filter.limit ?? 100);
+  if (filter.status !== undefined) query.andWhere('status', filter.status);
+  if (filter.before !== undefined) query.andWhere('message_id', '<', filter.before);
+  return ((await query) as MessageRow[]).map(toView);
+}
+
+/** A failed message queued again, due now (an operator's decision: it may reach someone twice only if it was interrupted mid-send). */
+export async function retryMailMessage(db: Executor, brandId: string, messageId: number): Promise<MailMessageView> {
+  const row: MessageRow | undefined = await db('mail_messages').where({ brand_id: brandId, message_id: messageId }).first();
+  if (!row) throw new NotFound(`message ${messageId} not found`);
+  if (row.status !== 'failed') throw new Invalid(`message ${messageId} is ${row.status}; only a failed message can be retried`);
+  const [updated] = await db('mail_messages')
+    .where({ brand_id: brandId, message_id: messageId, status: 'failed' })
+    .update({ status: 'queued', attempts: 0, next_attempt_at: db.fn.now(), updated_at: db.fn.now() })
+    .returning('*');
+  return toView(updated as MessageRow);
+}
+
+/** A message taken by a worker: everything needed to render and send it. */
+export interface DueMessage {
+  brand_id: string;
+  message_id: string;
+  template: MailTemplate;
+  advocate_id: string | null;
+  recipient: string;
+  recipient_normalized: string;
+  data: MailData;
+  /** Counting this one. */
+  attempts: number;
+}
+
+/**
+ * Takes up to `limit` due messages and marks them `sending` for `leaseSeconds`, in one statement
+ * (FOR UPDATE SKIP LOCKED: two workers never take the same one). Only the oldest unsent message to
+ * an address is due, so each person gets their messages in the order they were written, and a pass
+ * takes one message per address.
+ */
+export async function takeDueMessages(db: Knex, options: { limit: number; leaseSeconds: number }): Promise<DueMessage[]> {
+  const { rows } = await db.raw(
+    `WITH due AS (
+       SELECT m.brand_id, m.message_id FROM mail_messages m
+        WHERE m.status = 'queued' AND m.next_attempt_at <= now()
+          AND NOT EXISTS (
+            SELECT 1 FROM mail_messages earlier
+             WHERE earlier.brand_id = m.brand_id AND earlier.recipient_normalized = m.recipient_normalized
+               AND earlier.status IN ('queued', 'sending') AND earlier.message_id < m.message_id
+          )
+        ORDER BY m.next_attempt_at, m.message_id
+        LIMIT ?
+        FOR UPDATE OF m SKIP LOCKED
+     )
+     UPDATE mail_messages m SET status = 'sending', attempts = m.attempts + 1, next_attempt_at = now() + make_interval(secs => ?), updated_at = now()
+       FROM due
+      WHERE m.brand_id = due.brand_id AND m.message_id = due.message_id
+     RETURNING m.brand_id, m.message_id, m.template, m.advocate_id, m.recipient, m.recipient_normalized, m.data, m.attempts`,
+    [options.limit, options.leaseSeconds],
+  );
+  return rows as DueMessage[];
+}
+
+/**
+ * A message whose worker stopped mid-send (its lease ran out while `sending`) is failed, not sent
+ * again: the SMTP server may have taken it, and nobody gets a message twice. `mail retry` sends it
+ * again on an operator's word. Returns how many.
+ */
+export async function failInterruptedMessages(db: Knex): Promise<number> {
+  return db('mail_messages')
+    .where({ status: 'sending' })
+    .andWhere('next_attempt_at', '<', db.fn.now())
+    .update({ status: 'failed', last_error: 'interrupted while sending (the process stopped); not sent again, so nobody gets it twice', updated_at: db.fn.now() });
+}
+
+/** How one attempt went. */
+export type MailOutcome =
+  | { kind: 'sent'; subject: string }
+  /** A 4xx or a connection that failed: tried again after `delaySeconds`, or failed when null. */
+  | { kind: 'retry'; error: string; delaySeconds: number | null }
+  /** A permanent refusal (5xx); `bounced`: the recipient's address itself was refused, which suppresses it. */
+  | { kind: 'failed'; error: string; bounced: boolean }
+  /** The address unsubscribed or bounced after the message was written. */
+  | { kind: 'suppressed' };
+
+/**
+ * Records an attempt, if the message is still the worker's (taken and not recorded since). A message
+ * sent after earlier failures means the SMTP server is back: the others waiting on it are due now.
+ */
+export async function recordMailOutcome(db: Knex, message: DueMessage, outcome: MailOutcome): Promise<void> {
+  const key = { brand_id: message.brand_id, message_id: message.message_id, status: 'sending', attempts: message.attempts };
+  await db.transaction(async (trx) => {
+    const now = trx.fn.now();
+    const error = (text: string) => text.slice(0, 1000);
+    if (outcome.kind === 'sent') {
+      const recorded = await trx('mail_messages').where(key).update({ status: 'sent', subject: outcome.subject, sent_at: now, last_error: null, updated_at: now });
+      if (recorded > 0 && message.attempts > 1) {
+        await trx('mail_messages').where({ status: 'queued' }).andWhere('attempts', '>', 0).andWhere('next_attempt_at', '>', now).update({ next_attempt_at: now });
+      }
+    } else if (outcome.kind === 'retry') {
+      await trx('mail_messages')
+        .where(key)
+        .update(
+          outcome.delaySeconds === null
+            ? { status: 'failed', last_error: error(`gave up after ${message.attempts} attempts: ${outcome.error}`), updated_at: now }
+            : { status: 'queued', last_error: error(outcome.error), next_attempt_at: trx.raw('now() + make_interval(secs => ?)', [outcome.delaySeconds]), updated_at: now },
+        );
+    } else if (outcome.kind === 'failed') {
+      const recorded = await trx('mail_messages').where(key).update({ status: 'failed', last_error: error(outcome.error), updated_at: now });
+      if (recorded > 0 && outcome.bounced) {
+        await trx('mail_suppressions')
+          .insert({ brand_id: message.brand_id, email_normalized: message.recipient_normalized, reason: 'bounced', detail: error(outcome.error) })
+          .onConflict(['brand_id', 'email_normalized'])
+          .ignore();
+      }
+    } else {
+      await trx('mail_messages').where(key).update({ status: 'suppressed', updated_at: now });
+    }
+  });
+}

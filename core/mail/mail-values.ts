@@ -1,0 +1,70 @@
+import { shareLink } from '../advocates/share-link';
+import type { Brand, Language } from '../brands/brand';
+import { currencyExponent } from '../currency';
+import { mailPhrases } from './default-templates';
+
+/** The facts a message row keeps from the moment it was written (amounts are decimal strings of the brand's currency). */
+export interface MailData {
+  referral_code?: string | null;
+  amount?: string;
+  currency?: string;
+  held_until?: string;
+  /** friend_offer: the advocate who referred the friend. */
+  advocate_id?: number;
+}
+
+/** The recipient advocate, or the referring one (friend_offer), as the worker reads them. */
+export interface MailAdvocate {
+  first_name: string;
+  /** Their first referral code. */
+  code: string | null;
+}
+
+// Money the way the language writes it ("$12.50", "12,50 €"); dates the way a person reads them ("12 Dec 2026").
+const MONEY_LOCALE: Record<Language, string> = { en: 'en-US', fr: 'fr-FR', de: 'de-DE', es: 'es-ES' };
+const DATE_LOCALE: Record<Language, string> = { en: 'en-GB', fr: 'fr-FR', de: 'de-DE', es: 'es-ES' };
+
+export function formatMoney(amount: string | number, currency: string, language: Language): string {
+  const digits = currencyExponent(currency);
+  return new Intl.NumberFormat(MONEY_LOCALE[language], { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits }).format(Number(amount));
+}
+
+export function formatDate(iso: string, language: Language): string {
+  return new Intl.DateTimeFormat(DATE_LOCALE[language], { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' }).format(new Date(iso));
+}
+
+const percent = (value: number, language: Language) => new Intl.NumberFormat(MONEY_LOCALE[language], { maximumFractionDigits: 2 }).format(value);
+
+/** The friend's offer in words: "15% off orders of $50.00 or more". */
+export function friendOfferPhrase(brand: Brand, language: Language): string {
+  const phrases = mailPhrases(language);
+  const value = brand.referee_discount_type === 'percentage' ? percent(brand.referee_discount_value, language) : formatMoney(brand.referee_discount_value, brand.currency, language);
+  const offer = (brand.referee_discount_type === 'percentage' ? phrases.percentOff : phrases.amountOff).replace('{value}', value);
+  return brand.referee_min_purchase ? offer + phrases.minimumPurchase.replace('{amount}', formatMoney(brand.referee_min_purchase, brand.currency, language)) : offer;
+}
+
+/** The advocate's reward in words: "$5.00", or "10% of their order". */
+export function advocateRewardPhrase(brand: Brand, language: Language): string {
+  const phrases = mailPhrases(language);
+  return brand.reward_type === 'percentage'
+    ? phrases.rewardPercent.replace('{value}', percent(brand.reward_value, language))
+    : phrases.rewardFixed.replace('{value}', formatMoney(brand.reward_value, brand.currency, language));
+}
+
+/** Every placeholder's value for one message: what its row kept, the advocate as they are, the brand's program as it is. */
+export function mailValues(brand: Brand, data: MailData, advocate: MailAdvocate | null): Record<string, string> {
+  const language = brand.language;
+  const code = data.referral_code ?? advocate?.code ?? '';
+  return {
+    brand_name: brand.name,
+    store_url: brand.store_url ?? '',
+    first_name: advocate?.first_name ?? '',
+    advocate_first_name: advocate?.first_name ?? '',
+    referral_code: code,
+    share_link: (code && shareLink(brand, code)) || '',
+    amount: data.amount !== undefined ? formatMoney(data.amount, data.currency ?? brand.currency, language) : '',
+    held_until: data.held_until ? formatDate(data.held_until, language) : '',
+    friend_offer: friendOfferPhrase(brand, language),
+    advocate_reward: advocateRewardPhrase(brand, language),
+  };
+}

@@ -1,0 +1,69 @@
+import type { Brand } from '../brands/brand';
+import type { ConversionView } from '../conversions/conversion-view';
+import { type Minor, decimalFromMinor, toMinor } from '../money';
+import type { RewardStatus } from '../rewards/reward-status';
+import type { MailIntent } from './enqueue-mail';
+
+/**
+ * The program emails each change causes (docs/program-emails.md), as intents for enqueueMail. A
+ * cause has one key, so the same fact reported twice, or reached by two paths, writes one message.
+ */
+
+/** advocate_welcome: their code and share link, once per advocate. */
+export function welcomeMail(brandId: string, advocateId: number): MailIntent {
+  return { brandId, template: 'advocate_welcome', dedupeKey: `advocate_welcome:${advocateId}`, advocateId };
+}
+
+export interface EarnedReward {
+  brandId: string;
+  advocateId: number;
+  conversionId: number;
+  /** What the reward holds now, in the brand's minor units. */
+  amount: Minor;
+  exponent: number;
+  referralCode?: string | null;
+  /** When the hold ends (ISO). */
+  heldUntil: string;
+}
+
+/**
+ * What an advocate hears when a reward reaches `status`: held (`pending`) → reward_earned, with the
+ * hold's end; spendable (`approved`) → reward_approved; in review or voided: nothing yet.
+ */
+export function rewardMail(reward: EarnedReward, status: RewardStatus): MailIntent | null {
+  if (reward.amount <= 0) return null;
+  const data = { amount: decimalFromMinor(reward.amount, reward.exponent), referral_code: reward.referralCode ?? null };
+  const base = { brandId: reward.brandId, advocateId: reward.advocateId };
+  if (status === 'pending') return { ...base, template: 'reward_earned', dedupeKey: `reward_earned:${reward.conversionId}`, data: { ...data, held_until: reward.heldUntil } };
+  if (status === 'approved') return { ...base, template: 'reward_approved', dedupeKey: `reward_approved:${reward.conversionId}`, data };
+  return null;
+}
+
+/** A conversion's new reward, for its email: held from now for the brand's hold period. */
+export function earnedReward(brand: Brand, conversion: ConversionView, brandExponent: number): EarnedReward {
+  return {
+    brandId: brand.brand_id,
+    advocateId: conversion.advocate_id,
+    conversionId: conversion.conversion_id,
+    amount: toMinor(conversion.referrer_reward_paid, brandExponent),
+    exponent: brandExponent,
+    referralCode: conversion.referral_code,
+    heldUntil: new Date(Date.now() + brand.reward_hold_days * 86_400_000).toISOString(),
+  };
+}
+
+/** reward_paid: once per payout id. */
+export function rewardPaidMail(brandId: string, advocateId: number, payoutId: string, amount: Minor, exponent: number): MailIntent {
+  return { brandId, template: 'reward_paid', dedupeKey: `reward_paid:${payoutId}`, advocateId, data: { amount: decimalFromMinor(amount, exponent) } };
+}
+
+/** friend_offer: an advocate referred a friend by email; once per friend and code, however often the claim is made. */
+export function friendOfferMail(brandId: string, friend: { email: string; emailNormalized: string }, advocate: { advocateId: number; code: string }): MailIntent {
+  return {
+    brandId,
+    template: 'friend_offer',
+    dedupeKey: `friend_offer:${advocate.code.toUpperCase()}:${friend.emailNormalized}`,
+    to: friend.email,
+    data: { advocate_id: advocate.advocateId, referral_code: advocate.code },
+  };
+}

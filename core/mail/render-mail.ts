@@ -1,0 +1,103 @@
+import type { Language } from '../brands/brand';
+import { Invalid } from '../errors';
+import { mailPhrases } from './default-templates';
+import { type MailTemplate, PLACEHOLDERS, type TemplateText } from './mail-templates';
+
+const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
+
+/**
+ * Refuses a template a merchant wrote that names a placeholder the template does not have (or
+ * leaves one unclosed), naming it and the field: checked when saved, so a send never meets it.
+ */
+export function checkTemplateText(template: MailTemplate, text: TemplateText): void {
+  const allowed = PLACEHOLDERS[template];
+  for (const field of ['subject', 'body'] as const) {
+    const value = text[field];
+    if (value.trim() === '') throw new Invalid(`${field} must not be empty`);
+    for (const [, name] of value.matchAll(PLACEHOLDER)) {
+      if (!allowed.includes(name!)) throw new Invalid(`${field}: unknown placeholder {{${name}}} in ${template}; it may use ${allowed.map((p) => `{{${p}}}`).join(', ')}`);
+    }
+    const rest = value.replace(PLACEHOLDER, '');
+    if (rest.includes('{{') || rest.includes('}}')) throw new Invalid(`${field}: a placeholder is not closed (write it as {{name}})`);
+  }
+  if (text.subject.length > 300) throw new Invalid('subject must be at most 300 characters');
+  if (text.body.length > 10_000) throw new Invalid('body must be at most 10,000 characters');
+}
+
+export interface RenderInput {
+  template: MailTemplate;
+  text: TemplateText;
+  /** Every placeholder's value, as plain text ('' when not known: a paragraph left empty is dropped). */
+  values: Record<string, string>;
+  brandName: string;
+  language: Language;
+  unsubscribeUrl: string;
+}
+
+export interface RenderedMail {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+const fill = (text: string, values: Record<string, string>, escape: (value: string) => string) =>
+  text.replace(PLACEHOLDER, (_, name: string) => escape(values[name] ?? ''));
+
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
+}
+
+const paragraphsOf = (body: string) => body.replace(/\r\n?/g, '\n').split(/\n[ \t]*\n/).map((paragraph) => paragraph.trim());
+const SHARE_LINK_ONLY = /^\{\{\s*share_link\s*\}\}$/;
+/** Links in escaped text (an address's `&` is already `&amp;`, right inside href too). */
+const linkify = (escaped: string) => escaped.replace(/https?:\/\/[^\s<>"']+[^\s<>"'.,;:!?)]/g, (url) => `<a href="${url}" style="color:#1d4ed8">${url}</a>`);
+
+/** One paragraph of the HTML part: a paragraph that is only the share link becomes a button. */
+function htmlParagraph(paragraph: string, values: Record<string, string>, shareButton: string): string {
+  if (SHARE_LINK_ONLY.test(paragraph)) {
+    const link = escapeHtml(values.share_link ?? '');
+    if (!link) return '';
+    return (
+      `<p style="margin:24px 0"><a href="${link}" style="display:inline-block;background:#111827;color:#ffffff;text-decoration:none;` +
+      `padding:12px 20px;border-radius:6px;font-weight:600">${escapeHtml(shareButton)}</a></p>` +
+      `<p style="margin:0 0 16px;font-size:13px;color:#6b7280;word-break:break-all">${linkify(link)}</p>`
+    );
+  }
+  const filled = fill(paragraph, values, escapeHtml).trim();
+  return filled ? `<p style="margin:0 0 16px">${linkify(filled).replace(/\n/g, '<br>')}</p>` : '';
+}
+
+/**
+ * A program email's subject, plain-text and HTML parts: the template's words with the values put
+ * in (HTML-escaped in the HTML part: an advocate named `<script>` is text), a footer naming the
+ * program and the unsubscribe link.
+ */
+export function renderMail(input: RenderInput): RenderedMail {
+  const { text, values } = input;
+  const phrases = mailPhrases(input.language);
+  const subject = fill(text.subject, values, (value) => value).replace(/\s+/g, ' ').trim();
+  const footer = phrases.footer.replace('{brand}', input.brandName);
+  const paragraphs = paragraphsOf(text.body);
+  const plain = paragraphs.map((paragraph) => fill(paragraph, values, (value) => value).trim()).filter(Boolean);
+  const html = paragraphs.map((paragraph) => htmlParagraph(paragraph, values, phrases.shareButton)).filter(Boolean);
+  return {
+    subject,
+    text: `${plain.join('\n\n')}\n\n--\n${footer}\n${phrases.unsubscribe}: ${input.unsubscribeUrl}\n`,
+    html: `<!doctype html>
+<html lang="${input.language}">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(subject)}</title></head>
+<body style="margin:0;padding:0;background:#f4f4f5">
+<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="background:#f4f4f5"><tr><td align="center" style="padding:32px 16px">
+<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="max-width:560px;background:#ffffff;border-radius:8px;font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;color:#1f2937">
+<tr><td style="padding:20px 32px;border-bottom:1px solid #e5e7eb;font-size:18px;font-weight:700">${escapeHtml(input.brandName)}</td></tr>
+<tr><td style="padding:28px 32px 12px;font-size:16px;line-height:1.55">
+${html.join('\n')}
+</td></tr>
+</table>
+<p style="max-width:560px;margin:16px auto 0;font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;font-size:12px;line-height:1.5;color:#6b7280">${escapeHtml(footer)} <a href="${escapeHtml(input.unsubscribeUrl)}" style="color:#6b7280">${escapeHtml(phrases.unsubscribe)}</a></p>
+</td></tr></table>
+</body>
+</html>
+`,
+  };
+}

@@ -1,0 +1,25 @@
+import type { Knex } from 'knex';
+import { normalizeEmail } from '../advocates/normalize';
+import type { Executor } from '../db/transaction';
+
+/** Why an address gets no more program emails from a brand. */
+export type SuppressionReason = 'unsubscribed' | 'bounced';
+
+/** The one-click unsubscribe (RFC 8058): the address gets none of the brand's program emails again. Repeating it changes nothing. */
+export async function suppressAddress(db: Executor, brandId: string, email: string, reason: SuppressionReason, detail: string | null = null): Promise<void> {
+  await db('mail_suppressions')
+    .insert({ brand_id: brandId, email_normalized: normalizeEmail(email), reason, detail })
+    .onConflict(['brand_id', 'email_normalized'])
+    .ignore();
+}
+
+/** Which of these (normalized) addresses a brand may no longer write to: `brand_id:email` keys. */
+export async function suppressedAmong(db: Knex, pairs: Array<{ brand_id: string; email_normalized: string }>): Promise<Set<string>> {
+  if (pairs.length === 0) return new Set();
+  const { rows } = await db.raw(
+    `SELECT s.brand_id, s.email_normalized FROM mail_suppressions s
+       JOIN json_to_recordset(?::json) AS k(brand_id uuid, email_normalized text) ON s.brand_id = k.brand_id AND s.email_normalized = k.email_normalized`,
+    [JSON.stringify(pairs)],
+  );
+  return new Set((rows as Array<{ brand_id: string; email_normalized: string }>).map((row) => `${row.brand_id}:${row.email_normalized}`));
+}

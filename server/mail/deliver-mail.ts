@@ -1,0 +1,146 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { findBrands } from '../../core/brands/brand';
+import { startPollingWorker, type PollingWorker } from '../../core/jobs/polling-worker';
+import { type DueMessage, type MailOutcome, failInterruptedMessages, recordMailOutcome, takeDueMessages } from '../../core/mail/mail-messages';
+import { mailRetryDelaySeconds } from '../../core/mail/mail-retry';
+import { advocatesOf, messageContent } from '../../core/mail/message-content';
+import { queueReengagement } from '../../core/mail/reengagement';
+import { suppressedAmong } from '../../core/mail/suppressions';
+import { customTexts } from '../../core/mail/template-texts';
+import { unsubscribeToken } from '../../core/mail/unsubscribe-token';
+import type { MailSettings } from './mail-settings';
+import type { MailTransport } from './mail-transport';
+
+export interface MailDeps {
+  db: Knex;
+  transport: MailTransport;
+  settings: MailSettings;
+  /** The service's public origin: unsubscribe links point at it. */
+  publicUrl: string;
+  /** Signs unsubscribe links. */
+  secret: string;
+  logger?: Logger;
+}
+
+/** Messages one pass takes (one per address) and hands over at once. */
+const PASS_SIZE = 20;
+
+/** The one-click unsubscribe link of one address at one brand (RFC 8058's List-Unsubscribe). */
+export function unsubscribeUrl(deps: Pick<MailDeps, 'publicUrl' | 'secret'>, brandId: string, email: string): string {
+  return `${deps.publicUrl}/mail/unsubscribe/${unsubscribeToken(deps.secret, { brandId, email })}`;
+}
+
+/** The sender's address: MAIL_FROM, else referrals@ the public URL's host. */
+export function senderAddress(deps: Pick<MailDeps, 'settings' | 'publicUrl'>): string {
+  return deps.settings.from ?? `referrals@${new URL(deps.publicUrl).hostname}`;
+}
+
+/** nodemailer's error as an outcome: a 5xx is final (on RCPT TO, the address bounced); a 4xx or a broken connection is retried. */
+export function outcomeOfError(error: unknown, attempts: number, retryScale: number): MailOutcome {
+  const { message, responseCode, command, code } = error as { message?: string; responseCode?: number; command?: string; code?: string };
+  const text = message ?? String(error);
+  if (typeof responseCode === 'number' && responseCode >= 500 && responseCode < 600) return { kind: 'failed', error: text, bounced: /RCPT/i.test(command ?? '') };
+  if (code === 'EENVELOPE' && responseCode === undefined) return { kind: 'failed', error: text, bounced: true };
+  return { kind: 'retry', error: text, delaySeconds: mailRetryDelaySeconds(attempts, retryScale) };
+}
+
+const key = (brandId: string, id: string | number) => `${brandId}:${id}`;
+
+/** One taken message: rendered in the brand's words, handed to the transport, its outcome recorded. */
+async function attempt(deps: MailDeps, message: DueMessage, context: PassContext): Promise<MailOutcome> {
+  const brand = context.brands.get(message.brand_id)!;
+  if (context.suppressed.has(key(message.brand_id, message.recipient_normalized))) return { kind: 'suppressed' };
+  const advocateId = message.advocate_id ?? message.data.advocate_id;
+  const advocate = advocateId === undefined || advocateId === null ? null : (context.advocates.get(key(message.brand_id, advocateId)) ?? null);
+  const unsubscribe = unsubscribeUrl(deps, message.brand_id, message.recipient);
+  try {
+    const content = messageContent(brand, message, context.texts.get(key(message.brand_id, message.template)), advocate, unsubscribe);
+    await deps.transport.send({
+      from: { name: brand.sender_name ?? brand.name, address: senderAddress(deps) },
+      to: message.recipient,
+      subject: content.subject,
+      text: content.text,
+      html: content.html,
+      // The same id on every attempt: a receiving server that saw it already can tell.
+      messageId: `<mail.${message.message_id}.${message.brand_id}@${new URL(deps.publicUrl).hostname}>`,
+      list: { unsubscribe: { url: unsubscribe, comment: 'Unsubscribe' } },
+      headers: { 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+      fileName: `${new Date().toISOString().replace(/[:.]/g, '-')}-${message.template}-${message.message_id}.eml`,
+    });
+    return { kind: 'sent', subject: content.subject };
+  } catch (error) {
+    return outcomeOfError(error, message.attempts, deps.settings.retryScale);
+  }
+}
+
+interface PassContext {
+  brands: Awaited<ReturnType<typeof findBrands>>;
+  texts: Awaited<ReturnType<typeof customTexts>>;
+  advocates: Awaited<ReturnType<typeof advocatesOf>>;
+  suppressed: Set<string>;
+}
+
+/** What a pass's messages need, read in four statements for all of them. */
+async function contextOf(db: Knex, due: DueMessage[]): Promise<PassContext> {
+  const advocatePairs = due.flatMap((message) => {
+    const id = message.advocate_id ?? message.data.advocate_id;
+    return id === undefined || id === null ? [] : [{ brand_id: message.brand_id, advocate_id: Number(id) }];
+  });
+  const [brands, texts, advocates, suppressed] = await Promise.all([
+    findBrands(db, due.map((message) => message.brand_id)),
+    customTexts(db, due.map(({ brand_id, template }) => ({ brand_id, template }))),
+    advocatesOf(db, advocatePairs),
+    suppressedAmong(db, due.map(({ brand_id, recipient_normalized }) => ({ brand_id, email_normalized: recipient_normalized }))),
+  ]);
+  return { brands, texts, advocates, suppressed };
+}
+
+/** One pass: takes the due messages (one per address, oldest first) and sends them at once. Returns how many it took. */
+export async function deliverDueMail(deps: MailDeps): Promise<number> {
+  const interrupted = await failInterruptedMessages(deps.db);
+  if (interrupted > 0) deps.logger?.warn({ messages: interrupted }, 'mail interrupted while sending marked failed (see `referrals mail list --status failed`)');
+  const leaseSeconds = Math.ceil((deps.settings.sendTimeoutMs * 3) / 1000) + 30;
+  const due = await takeDueMessages(deps.db, { limit: PASS_SIZE, leaseSeconds });
+  if (due.length === 0) return 0;
+  const context = await contextOf(deps.db, due);
+  await Promise.all(
+    due.map(async (message) => {
+      const outcome = await attempt(deps, message, context);
+      await recordMailOutcome(deps.db, message, outcome);
+      if (outcome.kind === 'retry' || outcome.kind === 'failed') {
+        deps.logger?.warn({ message_id: message.message_id, template: message.template, error: outcome.error, retry: outcome.kind === 'retry' && outcome.delaySeconds !== null }, 'mail not sent');
+      }
+    }),
+  );
+  return due.length;
+}
+
+/** How often a process looks for advocates to re-engage (the job is idempotent per period). */
+const REENGAGEMENT_INTERVAL_MS = 3_600_000;
+
+/** The mail worker of a server process (and its hourly re-engagement job); several processes may run them on one database. */
+export function startMailWorker(deps: MailDeps & { logger: Logger }): PollingWorker {
+  deps.logger.info({ transport: deps.transport.describe }, 'program emails: sending through ' + deps.transport.describe);
+  const worker = startPollingWorker({
+    pass: () => deliverDueMail(deps),
+    intervalMs: deps.settings.workerIntervalMs,
+    onError: (error) => deps.logger.error({ err: error }, 'mail pass failed'),
+  });
+  const reengagement = startPollingWorker({
+    pass: async () => {
+      const queued = await queueReengagement(deps.db);
+      if (queued > 0) deps.logger.info({ messages: queued }, 're-engagement emails queued');
+      return 0;
+    },
+    intervalMs: REENGAGEMENT_INTERVAL_MS,
+    onError: (error) => deps.logger.error({ err: error }, 're-engagement pass failed'),
+  });
+  return {
+    kick: worker.kick,
+    async stop() {
+      await Promise.all([worker.stop(), reengagement.stop()]);
+      deps.transport.close();
+    },
+  };
+}

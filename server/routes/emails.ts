@@ -1,0 +1,33 @@
+import type Router from '@koa/router';
+import { listMailMessages } from '../../core/mail/mail-messages';
+import { listTemplates, resetTemplate, saveTemplate } from '../../core/mail/template-texts';
+import type { AppContext, AppState, Ctx, Middleware } from '../app-context';
+import { parseJsonObject } from '../middleware/json-body';
+import { mailListQuerySchema, parseTemplateName, parseTemplateText } from '../schemas/mail-request';
+
+const templateOf = (ctx: Ctx) => parseTemplateName(String((ctx as Ctx & { params: Record<string, string> }).params.template));
+const ok = (ctx: Ctx, data: unknown) => {
+  ctx.body = { success: true, data };
+};
+
+/** GET /emails: the brand's program emails, newest first, with how their sending went. */
+const list: Middleware = async (ctx) => ok(ctx, await listMailMessages(ctx.app.context.deps.db, ctx.state.brand!.brand_id, mailListQuerySchema.parse(ctx.query)));
+
+const templates: Middleware = async (ctx) => ok(ctx, await listTemplates(ctx.app.context.deps.db, ctx.state.brand!));
+
+/** PUT: the brand's own subject and body; a placeholder the template does not have is a 400 naming it. */
+const save: Middleware = async (ctx) => {
+  const text = parseTemplateText(parseJsonObject(ctx.state.rawBody));
+  ok(ctx, await saveTemplate(ctx.app.context.deps.db, ctx.state.brand!, templateOf(ctx), text, `api key ${ctx.state.apiKeyId ?? 'unknown'}`));
+};
+
+/** DELETE: back to the default words in the brand's language. */
+const reset: Middleware = async (ctx) => ok(ctx, await resetTemplate(ctx.app.context.deps.db, ctx.state.brand!, templateOf(ctx)));
+
+/** The program-email routes of /api/v1 (docs/program-emails.md), each after `guard` (body, API key, plan). */
+export function emailRoutes(router: Router<AppState, AppContext>, ...guard: Middleware[]): void {
+  router.get('/emails', ...guard, list);
+  router.get('/email-templates', ...guard, templates);
+  router.put('/email-templates/:template', ...guard, save);
+  router.delete('/email-templates/:template', ...guard, reset);
+}
