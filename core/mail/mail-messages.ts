@@ -106,11 +106,12 @@ export interface DueMessage {
  * an address is due, so each person gets their messages in the order they were written, and a pass
  * takes one message per address.
  */
-export async function takeDueMessages(db: Knex, options: { limit: number; leaseSeconds: number }): Promise<DueMessage[]> {
+export async function takeDueMessages(db: Knex, options: { limit: number; leaseSeconds: number; brandId?: string }): Promise<DueMessage[]> {
   const { rows } = await db.raw(
     `WITH due AS (
        SELECT m.brand_id, m.message_id FROM mail_messages m
         WHERE m.status = 'queued' AND m.next_attempt_at <= now()
+          AND (?::uuid IS NULL OR m.brand_id = ?::uuid)
           AND NOT EXISTS (
             SELECT 1 FROM mail_messages earlier
              WHERE earlier.brand_id = m.brand_id AND earlier.recipient_normalized = m.recipient_normalized
@@ -124,7 +125,7 @@ export async function takeDueMessages(db: Knex, options: { limit: number; leaseS
        FROM due
       WHERE m.brand_id = due.brand_id AND m.message_id = due.message_id
      RETURNING m.brand_id, m.message_id, m.template, m.advocate_id, m.recipient, m.recipient_normalized, m.data, m.attempts`,
-    [options.limit, options.leaseSeconds],
+    [options.brandId ?? null, options.brandId ?? null, options.limit, options.leaseSeconds],
   );
   return rows as DueMessage[];
 }

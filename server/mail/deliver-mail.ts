@@ -64,7 +64,7 @@ async function attempt(deps: MailDeps, message: DueMessage, context: PassContext
       html: content.html,
       // The same id on every attempt: a receiving server that saw it already can tell.
       messageId: `<mail.${message.message_id}.${message.brand_id}@${new URL(deps.publicUrl).hostname}>`,
-      list: { unsubscribe: { url: unsubscribe, comment: 'Unsubscribe' } },
+      list: { unsubscribe: unsubscribe },
       headers: { 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
       fileName: `${new Date().toISOString().replace(/[:.]/g, '-')}-${message.template}-${message.message_id}.eml`,
     });
@@ -96,12 +96,15 @@ async function contextOf(db: Knex, due: DueMessage[]): Promise<PassContext> {
   return { brands, texts, advocates, suppressed };
 }
 
-/** One pass: takes the due messages (one per address, oldest first) and sends them at once. Returns how many it took. */
-export async function deliverDueMail(deps: MailDeps): Promise<number> {
+/**
+ * One pass: takes the due messages (one per address, oldest first) and sends them at once;
+ * `brandId` limits it to one brand's (tests). Returns how many it took.
+ */
+export async function deliverDueMail(deps: MailDeps, brandId?: string): Promise<number> {
   const interrupted = await failInterruptedMessages(deps.db);
   if (interrupted > 0) deps.logger?.warn({ messages: interrupted }, 'mail interrupted while sending marked failed (see `referrals mail list --status failed`)');
   const leaseSeconds = Math.ceil((deps.settings.sendTimeoutMs * 3) / 1000) + 30;
-  const due = await takeDueMessages(deps.db, { limit: PASS_SIZE, leaseSeconds });
+  const due = await takeDueMessages(deps.db, { limit: PASS_SIZE, leaseSeconds, brandId });
   if (due.length === 0) return 0;
   const context = await contextOf(deps.db, due);
   await Promise.all(

@@ -70,7 +70,7 @@ export const discountValue = () =>
 export const email = () => identifier().regex(/^[^\s@]+@[^\s@]+$/, { error: 'must be an email address' });
 
 /** An address the program may write to (a referred friend's): deliverable as written, or refused before anything is queued. */
-export const mailbox = () => identifier().refine(isMailbox, { error: 'must be an email address that can receive mail, like friend@example.com' });
+export const mailbox = () => identifier().refine(isMailbox, { error: 'must be an address that can receive mail, like friend@example.com' });
 
 /** An id callers may send as an integer: kept as its digits. */
 const integerId = () =>

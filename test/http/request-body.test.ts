@@ -60,6 +60,9 @@ describe('GET /api/v1/openapi.json', () => {
     expect(Object.keys(response.body.paths).sort()).toEqual([
       '/api/v1/advocates/{id}/balance',
       '/api/v1/convert',
+      '/api/v1/email-templates',
+      '/api/v1/email-templates/{template}',
+      '/api/v1/emails',
       '/api/v1/reviews',
       '/api/v1/reviews/{id}/approve',
       '/api/v1/reviews/{id}/reject',
@@ -86,5 +89,7 @@ describe('GET /api/v1/openapi.json', () => {
     const [primary] = conversion.anyOf;
     expect(primary.required).toEqual(expect.arrayContaining(['order_id', 'order_value']));
     expect(primary.properties.order_value.type).toBe('number');
+    const template = response.body.paths['/api/v1/email-templates/{template}'].put.requestBody.content['application/json'].schema;
+    expect(template.required).toEqual(['subject', 'body']);
   });
 });
