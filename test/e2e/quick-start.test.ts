@@ -1,4 +1,6 @@
+import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import { lockDataDir } from '../../core/db/data-dir-lock';
 import {
   BIN,
@@ -57,7 +59,23 @@ describe('quick start on the embedded database', () => {
     const balance = await cliJson('advocate', 'balance', '--brand', brand.brand_id, '--advocate', String(advocate.advocate_id));
     // A brand created without --reward-hold-days holds rewards 30 days: earned, not spendable yet.
     expect(balance).toMatchObject({ pending: 12, balance: 0 });
+    // No SMTP_URL: the program emails are written whole under DATA_DIR/mail/ (the welcome, then the reward).
+    const mail = await untilFiles(path.join(dataDir, 'mail'), 2);
+    expect(mail.map((file) => file.replace(/^.*Z-/, ''))).toEqual(['advocate_welcome-1.eml', 'reward_earned-2.eml']);
+    const welcome = fs.readFileSync(path.join(dataDir, 'mail', mail[0]!), 'utf8');
+    expect(welcome).toMatch(/^To: ann@example\.com$/m);
+    expect(welcome).toContain(`Your referral code: ${advocate.referral_code}`);
   }, 120_000);
+
+  /** The files in `folder` once there are `count` of them, oldest first (the mail worker looks every 2 s). */
+  async function untilFiles(folder: string, count: number): Promise<string[]> {
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      const files = fs.existsSync(folder) ? fs.readdirSync(folder).sort() : [];
+      if (files.length >= count || Date.now() > deadline) return files;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
 
   it('runs the server as npm\'s only child, so nothing between them relays signals (the tsx CLI did, and under load gave up after 30 ms with exit 143)', () => {
     const children = childPids(npm.child.pid!);
