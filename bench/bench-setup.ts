@@ -2,6 +2,7 @@ import { type Database, createDatabase } from '../core/db/create-database';
 import { BENCH_KEY_SECRET, type BenchTenant, benchDatabaseUrl, provisionTenant, recreateDatabase } from './bench-database';
 import type { Scenario } from './load-scenario';
 import { type ServerOptions, type ServerProcess, startServer } from './server-process';
+import { type SmtpSink, startSmtpSink } from './smtp-sink';
 
 const UNLIMITED = '1000000000';
 
@@ -10,6 +11,8 @@ export interface BenchSetup {
   db: Database;
   tenant: BenchTenant;
   server: ServerProcess;
+  /** Where the servers send program emails (SMTP_URL). */
+  smtp: SmtpSink;
   /** Another server on the same database and settings (compiled, WEB_CONCURRENCY, …); stop it before the next. */
   startServer(env: Record<string, string>, options: ServerOptions): Promise<ServerProcess>;
   /** The PostgreSQL backends serving the bench database, whose CPU a scenario reports. */
@@ -35,7 +38,10 @@ export async function setUpBench(advocates: number, progress: (message: string) 
   const db = createDatabase({ databaseUrl, poolMax: 2 });
   const tenant = await provisionTenant(db, advocates);
   progress(`provisioned brand ${tenant.brandId} with ${advocates} advocates`);
+  // Program emails are on (the brand's defaults) and go through a real SMTP exchange, as in production.
+  const smtp = await startSmtpSink();
   const serverEnv = {
+    SMTP_URL: smtp.url,
     DATABASE_URL: databaseUrl,
     KEY_ENCRYPTION_SECRET: BENCH_KEY_SECRET,
     RATE_LIMIT_VISIT: UNLIMITED,
@@ -53,6 +59,7 @@ export async function setUpBench(advocates: number, progress: (message: string) 
     db,
     tenant,
     server,
+    smtp,
     startServer: (env, options) => startServer({ ...serverEnv, ...env }, options),
     backends: async () =>
       (await db.raw('SELECT pid FROM pg_stat_activity WHERE datname = current_database()')).rows.map((row: { pid: number }) => row.pid),
@@ -62,6 +69,7 @@ export async function setUpBench(advocates: number, progress: (message: string) 
     close: async () => {
       await server.stop();
       await db.destroy();
+      await smtp.close();
     },
   };
 }

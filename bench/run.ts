@@ -4,6 +4,7 @@ import path from 'node:path';
 import { countConversions, seedConversions, seedProductLines } from './bench-database';
 import { type PageTiming, renderPageTimings, timeDashboardPages } from './dashboard-pages';
 import { setUpBench, warmUp } from './bench-setup';
+import { emailsOnAndOff } from './emails-on-off';
 import { type Scenario, type ScenarioResult, runScenario } from './load-scenario';
 import { findPgbench, prepareReference, runReference } from './pgbench-reference';
 import { type BenchReport, type Target, renderJson, renderTable } from './report';
@@ -68,6 +69,12 @@ async function main(): Promise<void> {
     }
     // Every order credited to one advocate: no row of one advocate may serialize the others' writes.
     const hotAdvocate = await measure(scenario('conversion ingest, one hot advocate', CONVERSION, 64, 201, newConversion(codes.slice(0, 1))));
+    // Program emails (docs/program-emails.md): the same ingest with the reward emails off and on.
+    const emails = await emailsOnAndOff(setup, measure, SECONDS);
+    notes.push(
+      `program emails: conversion ingest at 64, reward emails on ÷ off = ${(emails.on / emails.off).toFixed(3)} (${emails.on.toFixed(0)} ÷ ${emails.off.toFixed(0)} req/s, off-on-on-off); ` +
+        `${emails.sent} sent through SMTP; the outbox was empty at most ${emails.drainSeconds.toFixed(1)} s after a run`,
+    );
     const written = [warmedUp, ...ingest.values()].flatMap((result) => result.succeeded);
     const replay = await measure(scenario('duplicate replay', CONVERSION, 64, 200, replayConversion(codes, ingest.get(64)!.succeeded)));
     await measure(scenario('refund ingest', REFUND, 16, 200, partialRefund(written)));
@@ -171,6 +178,7 @@ async function main(): Promise<void> {
       { name: 'conversions/s at 64 ÷ pgbench TPS at 64', value: reference64 ? ratio(small64.throughput, reference64.tps) : NaN, goal: '≥ 0.25', met: !!reference64 && small64.throughput / reference64.tps >= 0.25 },
       { name: 'the same, best server mode (compiled, WEB_CONCURRENCY)', value: reference64 ? ratio(best64, reference64.tps) : NaN, goal: '≥ 0.25', met: !!reference64 && best64 / reference64.tps >= 0.25 },
       { name: 'the same, one hot advocate', value: reference64 ? ratio(hotAdvocate.throughput, reference64.tps) : NaN, goal: '≥ 0.25', met: !!reference64 && hotAdvocate.throughput / reference64.tps >= 0.25 },
+      { name: 'conversions/s at 64, reward emails on ÷ off', value: emails.on / emails.off, goal: '≥ 0.9', met: emails.on / emails.off >= 0.9 },
       { name: 'conversions/s at 64 ÷ at 16', value: ratio(small64.throughput, small.throughput), goal: '≥ 1.0', met: small64.throughput >= small.throughput },
       { name: 'conversion p99 at 16 connections (ms)', value: small.p99, goal: '≤ 25', met: small.p99 <= 25 },
       { name: 'server CPU ms per conversion at 16', value: small.serverCpuMsPerRequest, goal: '≤ 0.4', met: small.serverCpuMsPerRequest <= 0.4 },

@@ -42,7 +42,6 @@ CREATE TABLE mail_messages (
 -- The worker's look-up: due queued messages, across brands; and "is an older one to this address still queued".
 CREATE INDEX mail_messages_due ON mail_messages (next_attempt_at) WHERE status IN ('queued', 'sending');
 CREATE INDEX mail_messages_queued_by_recipient ON mail_messages (brand_id, recipient_normalized, message_id) WHERE status IN ('queued', 'sending');
-CREATE INDEX mail_messages_by_status ON mail_messages (brand_id, status, message_id);
 
 CREATE TABLE mail_templates (
   brand_id uuid NOT NULL REFERENCES brands (brand_id) ON DELETE CASCADE,

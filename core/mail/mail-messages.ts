@@ -153,37 +153,54 @@ export type MailOutcome =
   | { kind: 'suppressed' };
 
 /**
- * Records an attempt, if the message is still the worker's (taken and not recorded since). A message
- * sent after earlier failures means the SMTP server is back: the others waiting on it are due now.
+ * Records a pass's attempts in one transaction, each only if its message is still the worker's
+ * (taken and not recorded since): the sent ones in one statement, the rest (rare) one by one. A
+ * message sent after earlier failures means the SMTP server is back: the others waiting on it are
+ * due now.
  */
-export async function recordMailOutcome(db: Knex, message: DueMessage, outcome: MailOutcome): Promise<void> {
-  const key = { brand_id: message.brand_id, message_id: message.message_id, status: 'sending', attempts: message.attempts };
+export async function recordMailOutcomes(db: Knex, attempts: Array<{ message: DueMessage; outcome: MailOutcome }>): Promise<void> {
+  const sent = attempts.flatMap(({ message, outcome }) =>
+    outcome.kind === 'sent' ? [{ brand_id: message.brand_id, message_id: message.message_id, attempts: message.attempts, subject: outcome.subject }] : [],
+  );
+  const others = attempts.filter(({ outcome }) => outcome.kind !== 'sent');
+  if (attempts.length === 0) return;
   await db.transaction(async (trx) => {
-    const now = trx.fn.now();
-    const error = (text: string) => text.slice(0, 1000);
-    if (outcome.kind === 'sent') {
-      const recorded = await trx('mail_messages').where(key).update({ status: 'sent', subject: outcome.subject, sent_at: now, last_error: null, updated_at: now });
-      if (recorded > 0 && message.attempts > 1) {
-        await trx('mail_messages').where({ status: 'queued' }).andWhere('attempts', '>', 0).andWhere('next_attempt_at', '>', now).update({ next_attempt_at: now });
+    if (sent.length > 0) {
+      await trx.raw(
+        `UPDATE mail_messages m SET status = 'sent', subject = s.subject, sent_at = now(), last_error = NULL, updated_at = now()
+           FROM json_to_recordset(?::json) AS s(brand_id uuid, message_id bigint, attempts integer, subject text)
+          WHERE m.brand_id = s.brand_id AND m.message_id = s.message_id AND m.status = 'sending' AND m.attempts = s.attempts`,
+        [JSON.stringify(sent)],
+      );
+      if (sent.some(({ attempts: count }) => count > 1)) {
+        await trx('mail_messages').where({ status: 'queued' }).andWhere('attempts', '>', 0).andWhere('next_attempt_at', '>', trx.fn.now()).update({ next_attempt_at: trx.fn.now() });
       }
-    } else if (outcome.kind === 'retry') {
-      await trx('mail_messages')
-        .where(key)
-        .update(
-          outcome.delaySeconds === null
-            ? { status: 'failed', last_error: error(`gave up after ${message.attempts} attempts: ${outcome.error}`), updated_at: now }
-            : { status: 'queued', last_error: error(outcome.error), next_attempt_at: trx.raw('now() + make_interval(secs => ?)', [outcome.delaySeconds]), updated_at: now },
-        );
-    } else if (outcome.kind === 'failed') {
-      const recorded = await trx('mail_messages').where(key).update({ status: 'failed', last_error: error(outcome.error), updated_at: now });
-      if (recorded > 0 && outcome.bounced) {
-        await trx('mail_suppressions')
-          .insert({ brand_id: message.brand_id, email_normalized: message.recipient_normalized, reason: 'bounced', detail: error(outcome.error) })
-          .onConflict(['brand_id', 'email_normalized'])
-          .ignore();
-      }
-    } else {
-      await trx('mail_messages').where(key).update({ status: 'suppressed', updated_at: now });
     }
+    for (const { message, outcome } of others) await recordUnsent(trx, message, outcome);
   });
+}
+
+async function recordUnsent(trx: Knex.Transaction, message: DueMessage, outcome: MailOutcome): Promise<void> {
+  const key = { brand_id: message.brand_id, message_id: message.message_id, status: 'sending', attempts: message.attempts };
+  const now = trx.fn.now();
+  const error = (text: string) => text.slice(0, 1000);
+  if (outcome.kind === 'retry') {
+    await trx('mail_messages')
+      .where(key)
+      .update(
+        outcome.delaySeconds === null
+          ? { status: 'failed', last_error: error(`gave up after ${message.attempts} attempts: ${outcome.error}`), updated_at: now }
+          : { status: 'queued', last_error: error(outcome.error), next_attempt_at: trx.raw('now() + make_interval(secs => ?)', [outcome.delaySeconds]), updated_at: now },
+      );
+  } else if (outcome.kind === 'failed') {
+    const recorded = await trx('mail_messages').where(key).update({ status: 'failed', last_error: error(outcome.error), updated_at: now });
+    if (recorded > 0 && outcome.bounced) {
+      await trx('mail_suppressions')
+        .insert({ brand_id: message.brand_id, email_normalized: message.recipient_normalized, reason: 'bounced', detail: error(outcome.error) })
+        .onConflict(['brand_id', 'email_normalized'])
+        .ignore();
+    }
+  } else if (outcome.kind === 'suppressed') {
+    await trx('mail_messages').where(key).update({ status: 'suppressed', updated_at: now });
+  }
 }

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { findBrands } from '../../core/brands/brand';
 import { startPollingWorker, type PollingWorker } from '../../core/jobs/polling-worker';
-import { type DueMessage, type MailOutcome, failInterruptedMessages, recordMailOutcome, takeDueMessages } from '../../core/mail/mail-messages';
+import { type DueMessage, type MailOutcome, failInterruptedMessages, recordMailOutcomes, takeDueMessages } from '../../core/mail/mail-messages';
 import { mailRetryDelaySeconds } from '../../core/mail/mail-retry';
 import { advocatesOf, messageContent } from '../../core/mail/message-content';
 import { queueReengagement } from '../../core/mail/reengagement';
@@ -23,8 +23,8 @@ export interface MailDeps {
   logger?: Logger;
 }
 
-/** Messages one pass takes (one per address) and hands over at once. */
-const PASS_SIZE = 20;
+/** Messages one pass takes (one per address) and hands over at once, through the transport's few pooled connections. */
+const PASS_SIZE = 100;
 
 /** The one-click unsubscribe link of one address at one brand (RFC 8058's List-Unsubscribe). */
 export function unsubscribeUrl(deps: Pick<MailDeps, 'publicUrl' | 'secret'>, brandId: string, email: string): string {
@@ -107,15 +107,13 @@ export async function deliverDueMail(deps: MailDeps, brandId?: string): Promise<
   const due = await takeDueMessages(deps.db, { limit: PASS_SIZE, leaseSeconds, brandId });
   if (due.length === 0) return 0;
   const context = await contextOf(deps.db, due);
-  await Promise.all(
-    due.map(async (message) => {
-      const outcome = await attempt(deps, message, context);
-      await recordMailOutcome(deps.db, message, outcome);
-      if (outcome.kind === 'retry' || outcome.kind === 'failed') {
-        deps.logger?.warn({ message_id: message.message_id, template: message.template, error: outcome.error, retry: outcome.kind === 'retry' && outcome.delaySeconds !== null }, 'mail not sent');
-      }
-    }),
-  );
+  const attempts = await Promise.all(due.map(async (message) => ({ message, outcome: await attempt(deps, message, context) })));
+  await recordMailOutcomes(deps.db, attempts);
+  for (const { message, outcome } of attempts) {
+    if (outcome.kind === 'retry' || outcome.kind === 'failed') {
+      deps.logger?.warn({ message_id: message.message_id, template: message.template, error: outcome.error, retry: outcome.kind === 'retry' && outcome.delaySeconds !== null }, 'mail not sent');
+    }
+  }
   return due.length;
 }
 

@@ -19,6 +19,7 @@ function smtpTransport(settings: MailSettings & { smtpUrl: string }): MailTransp
     url: settings.smtpUrl,
     pool: true,
     maxConnections: 2,
+    maxMessages: 1_000, // per connection before it is renewed (nodemailer's default, 100, reconnects often under load)
     connectionTimeout: settings.sendTimeoutMs,
     greetingTimeout: settings.sendTimeoutMs,
     socketTimeout: settings.sendTimeoutMs,
