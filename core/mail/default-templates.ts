@@ -11,8 +11,9 @@ export interface MailPhrases {
   /** The advocate's reward: a fixed amount, or a percentage of the friend's order. */
   rewardFixed: string;
   rewardPercent: string;
-  /** The button under a share link. */
+  /** The button under a share link: the advocate's (share it), the friend's (use the offer). */
   shareButton: string;
+  offerButton: string;
   /** Why the recipient gets this, and the way out. */
   footer: string;
   unsubscribe: string;
@@ -33,6 +34,7 @@ const en: Catalogue = {
     rewardFixed: '{value}',
     rewardPercent: '{value}% of their order',
     shareButton: 'Share your link',
+    offerButton: 'Shop with your offer',
     footer: 'You get this email from the {brand} referral program.',
     unsubscribe: 'Unsubscribe',
     unsubscribeQuestion: 'Stop the {brand} referral program emails to {email}?',
@@ -55,7 +57,7 @@ const en: Catalogue = {
     },
     reward_approved: {
       subject: 'Your {{amount}} referral reward is ready',
-      body: 'Hi {{first_name}},\n\nYour referral reward of {{amount}} from {{brand_name}} is approved and yours now.\n\nKeep sharing your link:\n\n{{share_link}}',
+      body: 'Hi {{first_name}},\n\nYour referral reward of {{amount}} from {{brand_name}} is approved and yours now.\n\n{{share_link}}',
     },
     reward_paid: {
       subject: '{{brand_name}} paid you {{amount}}',
@@ -84,6 +86,7 @@ const fr: Catalogue = {
     rewardFixed: '{value}',
     rewardPercent: '{value} % de leur commande',
     shareButton: 'Partager votre lien',
+    offerButton: 'Profiter de l’offre',
     footer: 'Vous recevez cet e-mail du programme de parrainage {brand}.',
     unsubscribe: 'Se désabonner',
     unsubscribeQuestion: 'Ne plus envoyer les e-mails du programme de parrainage {brand} à {email} ?',
@@ -106,7 +109,7 @@ const fr: Catalogue = {
     },
     reward_approved: {
       subject: 'Votre récompense de {{amount}} est disponible',
-      body: 'Bonjour {{first_name}},\n\nVotre récompense de parrainage de {{amount}} chez {{brand_name}} est validée et à vous.\n\nContinuez à partager votre lien :\n\n{{share_link}}',
+      body: 'Bonjour {{first_name}},\n\nVotre récompense de parrainage de {{amount}} chez {{brand_name}} est validée et à vous.\n\n{{share_link}}',
     },
     reward_paid: {
       subject: '{{brand_name}} vous a versé {{amount}}',
@@ -135,6 +138,7 @@ const de: Catalogue = {
     rewardFixed: '{value}',
     rewardPercent: '{value} % ihrer Bestellung',
     shareButton: 'Link teilen',
+    offerButton: 'Angebot nutzen',
     footer: 'Sie erhalten diese E-Mail vom Empfehlungsprogramm von {brand}.',
     unsubscribe: 'Abmelden',
     unsubscribeQuestion: 'Keine E-Mails des Empfehlungsprogramms von {brand} mehr an {email} senden?',
@@ -157,7 +161,7 @@ const de: Catalogue = {
     },
     reward_approved: {
       subject: 'Ihre Prämie von {{amount}} ist freigegeben',
-      body: 'Hallo {{first_name}},\n\nIhre Empfehlungsprämie von {{amount}} bei {{brand_name}} ist freigegeben und gehört Ihnen.\n\nTeilen Sie Ihren Link weiter:\n\n{{share_link}}',
+      body: 'Hallo {{first_name}},\n\nIhre Empfehlungsprämie von {{amount}} bei {{brand_name}} ist freigegeben und gehört Ihnen.\n\n{{share_link}}',
     },
     reward_paid: {
       subject: '{{brand_name}} hat Ihnen {{amount}} ausgezahlt',
@@ -186,6 +190,7 @@ const es: Catalogue = {
     rewardFixed: '{value}',
     rewardPercent: 'el {value} % de su pedido',
     shareButton: 'Comparte tu enlace',
+    offerButton: 'Usar la oferta',
     footer: 'Recibes este correo del programa de referidos de {brand}.',
     unsubscribe: 'Darse de baja',
     unsubscribeQuestion: '¿Dejar de enviar los correos del programa de referidos de {brand} a {email}?',
@@ -208,7 +213,7 @@ const es: Catalogue = {
     },
     reward_approved: {
       subject: 'Tu recompensa de {{amount}} está disponible',
-      body: 'Hola {{first_name}}:\n\nTu recompensa de {{amount}} de {{brand_name}} está aprobada y ya es tuya.\n\nSigue compartiendo tu enlace:\n\n{{share_link}}',
+      body: 'Hola {{first_name}}:\n\nTu recompensa de {{amount}} de {{brand_name}} está aprobada y ya es tuya.\n\n{{share_link}}',
     },
     reward_paid: {
       subject: '{{brand_name}} te ha pagado {{amount}}',

@@ -53,13 +53,13 @@ const SHARE_LINK_ONLY = /^\{\{\s*share_link\s*\}\}$/;
 const linkify = (escaped: string) => escaped.replace(/https?:\/\/[^\s<>"']+[^\s<>"'.,;:!?)]/g, (url) => `<a href="${url}" style="color:#1d4ed8">${url}</a>`);
 
 /** One paragraph of the HTML part: a paragraph that is only the share link becomes a button. */
-function htmlParagraph(paragraph: string, values: Record<string, string>, shareButton: string): string {
+function htmlParagraph(paragraph: string, values: Record<string, string>, button: string): string {
   if (SHARE_LINK_ONLY.test(paragraph)) {
     const link = escapeHtml(values.share_link ?? '');
     if (!link) return '';
     return (
       `<p style="margin:24px 0"><a href="${link}" style="display:inline-block;background:#111827;color:#ffffff;text-decoration:none;` +
-      `padding:12px 20px;border-radius:6px;font-weight:600">${escapeHtml(shareButton)}</a></p>` +
+      `padding:12px 20px;border-radius:6px;font-weight:600">${escapeHtml(button)}</a></p>` +
       `<p style="margin:0 0 16px;font-size:13px;color:#6b7280;word-break:break-all">${linkify(link)}</p>`
     );
   }
@@ -79,7 +79,8 @@ export function renderMail(input: RenderInput): RenderedMail {
   const footer = phrases.footer.replace('{brand}', input.brandName);
   const paragraphs = paragraphsOf(text.body);
   const plain = paragraphs.map((paragraph) => fill(paragraph, values, (value) => value).trim()).filter(Boolean);
-  const html = paragraphs.map((paragraph) => htmlParagraph(paragraph, values, phrases.shareButton)).filter(Boolean);
+  const button = input.template === 'friend_offer' ? phrases.offerButton : phrases.shareButton;
+  const html = paragraphs.map((paragraph) => htmlParagraph(paragraph, values, button)).filter(Boolean);
   return {
     subject,
     text: `${plain.join('\n\n')}\n\n--\n${footer}\n${phrases.unsubscribe}: ${input.unsubscribeUrl}\n`,

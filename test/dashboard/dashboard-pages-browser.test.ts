@@ -3,6 +3,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
+import { createBrand } from '../../core/brands/brand';
+import { MAIL_TEMPLATES } from '../../core/mail/mail-templates';
+import { messageContent, sampleMessage } from '../../core/mail/message-content';
 import type { WebhookSettings } from '../../server/webhooks/webhook-settings';
 import { type TestBrand, givenAdvocate, givenBrand } from '../helpers/fixtures';
 import { type TestApp, startTestApp } from '../helpers/test-app';
@@ -34,7 +37,7 @@ const signIn = (page: Page) => signInAs(page, t.db, brand.brandId, origin);
 
 const pageWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth);
 
-describeInBrowser('the Reviews and outbound-webhooks pages in a real browser (Chromium)', () => {
+describeInBrowser('the Reviews and outbound-webhooks pages, and the program emails, in a real browser (Chromium)', () => {
   beforeAll(async () => {
     t = await startTestApp({ webhooks: SETTINGS });
     server = http.createServer(t.app.callback());
@@ -139,6 +142,33 @@ describeInBrowser('the Reviews and outbound-webhooks pages in a real browser (Ch
     await shot(page, 'connections-webhooks-desktop');
     await page.setViewportSize({ width: 390, height: 844 });
     expect(await pageWidth(page)).toBeLessThanOrEqual(390);
+    await page.close();
+  });
+  it('renders every program email\'s HTML part as a mail client would: names typed by people are text, the share button and unsubscribe link work, and it fits a phone', async () => {
+    const shop = await createBrand(t.db, {
+      name: 'Northwind <Outfitters>', plan: 'growth', reward_type: 'fixed', reward_value: 10, referee_discount_type: 'percentage',
+      referee_discount_value: 15, referee_min_purchase: 50, store_url: 'https://northwind.example',
+    });
+    const page = await browser.newPage({ viewport: { width: 375, height: 800 } });
+    for (const template of MAIL_TEMPLATES) {
+      const sample = sampleMessage(shop, template);
+      const render = (firstName: string) =>
+        messageContent(shop, { template, data: sample.data }, undefined, { ...sample.advocate, first_name: firstName }, 'https://referrals.example/mail/unsubscribe/t.s').html;
+      await page.setContent(render('<img src=x onerror="window.hacked=1">Alex'));
+      expect([template, await page.locator('img').count(), await page.evaluate(() => (window as unknown as { hacked?: number }).hacked)]).toEqual([template, 0, undefined]);
+      expect(await page.locator('body').innerText()).toContain('<img src=x onerror="window.hacked=1">Alex');
+      await page.setContent(render('Alex'));
+      const text = await page.locator('body').innerText();
+      expect(text).toContain('Northwind <Outfitters>');
+      if (template !== 'friend_offer') expect([template, text]).toEqual([template, expect.stringContaining(template === 'reward_paid' ? '$42.50' : template.startsWith('reward') ? '$12.50' : '15% off orders of $50.00 or more')]);
+      expect(await page.getByRole('link', { name: 'Unsubscribe' }).getAttribute('href')).toBe('https://referrals.example/mail/unsubscribe/t.s');
+      if (/welcome|reengagement|approved|friend/.test(template)) {
+        const button = page.getByRole('link', { name: template === 'friend_offer' ? 'Shop with your offer' : 'Share your link' });
+        expect([template, await button.getAttribute('href')]).toEqual([template, 'https://northwind.example/?ref=ALEX7K2Q9']);
+      }
+      expect([template, await pageWidth(page)]).toEqual([template, 375]);
+      await shot(page, `email-${template}`);
+    }
     await page.close();
   });
 });
