@@ -39,9 +39,11 @@ CREATE TABLE mail_messages (
   PRIMARY KEY (brand_id, message_id),
   UNIQUE (brand_id, dedupe_key)
 );
--- The worker's look-up: due queued messages, across brands; and "is an older one to this address still queued".
-CREATE INDEX mail_messages_due ON mail_messages (next_attempt_at) WHERE status IN ('queued', 'sending');
-CREATE INDEX mail_messages_queued_by_recipient ON mail_messages (brand_id, recipient_normalized, message_id) WHERE status IN ('queued', 'sending');
+-- The worker's look-ups: queued messages oldest first, across brands (message_id grows with time);
+-- "is an older one to this address still unsent"; sends whose worker stopped.
+CREATE INDEX mail_messages_queued ON mail_messages (message_id) WHERE status = 'queued';
+CREATE INDEX mail_messages_unsent_by_recipient ON mail_messages (brand_id, recipient_normalized, message_id) WHERE status IN ('queued', 'sending');
+CREATE INDEX mail_messages_sending ON mail_messages (next_attempt_at) WHERE status = 'sending';
 
 CREATE TABLE mail_templates (
   brand_id uuid NOT NULL REFERENCES brands (brand_id) ON DELETE CASCADE,

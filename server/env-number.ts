@@ -19,3 +19,10 @@ export function envNumber(name: string, fallback: number, check: (value: number)
 export function wholeNumber(name: string, fallback: number) {
   return envNumber(name, fallback, (value) => Number.isInteger(value) && value > 0, 'a positive whole number');
 }
+
+/** Settings read from the environment with their zod schema; a bad value throws, naming every variable that is wrong. */
+export function parseEnvSettings<T>(schema: z.ZodType<T>, env: NodeJS.ProcessEnv): T {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) throw new Error(parsed.error.issues.map((issue) => issue.message).join('; '));
+  return parsed.data;
+}

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { wholeNumber } from './env-number';
+import { parseEnvSettings, wholeNumber } from './env-number';
 
 const lifecycleSchema = z
   .object({
@@ -20,7 +20,5 @@ export type LifecycleSettings = z.infer<typeof lifecycleSchema>;
 
 /** Start-up and shutdown settings of the server process and the CLI. */
 export function loadLifecycleSettings(env: NodeJS.ProcessEnv = process.env): LifecycleSettings {
-  const parsed = lifecycleSchema.safeParse(env);
-  if (!parsed.success) throw new Error(parsed.error.issues.map((issue) => issue.message).join('; '));
-  return parsed.data;
+  return parseEnvSettings(lifecycleSchema, env);
 }

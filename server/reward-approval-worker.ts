@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { approveDueRewards } from '../core/rewards/reward-transitions';
+import { parseEnvSettings } from './env-number';
 import type { Worker } from './http/connector';
 
 const settingsSchema = z.object({
@@ -20,9 +21,7 @@ const settingsSchema = z.object({
 
 /** How often the server approves rewards whose hold ended (seconds; 0: never, leave it to `referrals rewards approve-due`). */
 export function loadRewardApprovalInterval(env: NodeJS.ProcessEnv = process.env): number {
-  const parsed = settingsSchema.safeParse(env);
-  if (!parsed.success) throw new Error(parsed.error.issues.map((issue) => issue.message).join('; '));
-  return parsed.data.REWARD_APPROVAL_INTERVAL_SECONDS;
+  return parseEnvSettings(settingsSchema, env).REWARD_APPROVAL_INTERVAL_SECONDS;
 }
 
 /**

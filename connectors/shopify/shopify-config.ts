@@ -1,6 +1,7 @@
 import { ApiVersion } from '@shopify/shopify-api';
 import { z } from 'zod';
 import { PLANS } from '../../core/brands/brand';
+import { parseEnvSettings } from '../../server/http';
 
 /** The Admin API version every call and webhook subscription uses. */
 export const SHOPIFY_API_VERSION = ApiVersion.October26;
@@ -68,9 +69,7 @@ export type ShopifySettings = z.infer<typeof shopifySettingsSchema>;
 
 /** The connector's settings, read once when a process starts; a malformed value throws. */
 export function loadShopifySettings(env: NodeJS.ProcessEnv = process.env): ShopifySettings {
-  const parsed = shopifySettingsSchema.safeParse(env);
-  if (!parsed.success) throw new Error(parsed.error.issues.map((issue) => issue.message).join('; '));
-  return parsed.data;
+  return parseEnvSettings(shopifySettingsSchema, env);
 }
 
 /** The public app's settings alone; null when it is not configured. */

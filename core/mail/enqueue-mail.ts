@@ -40,13 +40,13 @@ ON CONFLICT (brand_id, dedupe_key) DO NOTHING`;
  */
 export async function enqueueMail(trx: Executor, intents: MailIntent[]): Promise<void> {
   const rows = intents.map((intent) => ({
-      brand_id: intent.brandId,
-      template: intent.template,
-      dedupe_key: intent.dedupeKey,
-      advocate_id: intent.advocateId ?? null,
-      recipient: intent.to?.trim() ?? null,
-      recipient_normalized: intent.to === undefined ? null : normalizeEmail(intent.to),
-      data: intent.data ?? {},
-    }));
+    brand_id: intent.brandId,
+    template: intent.template,
+    dedupe_key: intent.dedupeKey,
+    advocate_id: intent.advocateId ?? null,
+    recipient: intent.to?.trim() ?? null,
+    recipient_normalized: intent.to === undefined ? null : normalizeEmail(intent.to),
+    data: intent.data ?? {},
+  }));
   if (rows.length > 0) await trx.raw(ENQUEUE_SQL, [JSON.stringify(rows)]);
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { lockKey } from '../db/advisory-lock';
 import type { Executor } from '../db/transaction';
 import { Invalid, NotFound } from '../errors';
 import type { MailTemplate } from './mail-templates';
@@ -100,34 +101,42 @@ export interface DueMessage {
   attempts: number;
 }
 
+/** Every process's takes, one at a time: what one takes, the next sees as `sending`. */
+const TAKE_LOCK = 'mail:take';
+
 /**
- * Takes up to `limit` due messages and marks them `sending` for `leaseSeconds`, in one statement
- * (FOR UPDATE SKIP LOCKED: two workers never take the same one). Only the oldest unsent message to
- * an address is due, so each person gets their messages in the order they were written, and a pass
- * takes one message per address.
+ * Takes up to `limit` due messages, oldest first, and marks them `sending` for `leaseSeconds`. A
+ * message is due only when no older message to its address is being sent or waiting on a retry, so
+ * each person gets their messages in the order they were written: the worker sends one address's
+ * messages one after the other. Takes are serialized (an advisory lock held for the statement's
+ * transaction), so no two processes ever send to one address at once; FOR UPDATE SKIP LOCKED
+ * leaves alone a row someone else is changing.
  */
 export async function takeDueMessages(db: Knex, options: { limit: number; leaseSeconds: number; brandId?: string }): Promise<DueMessage[]> {
-  const { rows } = await db.raw(
-    `WITH due AS (
-       SELECT m.brand_id, m.message_id FROM mail_messages m
-        WHERE m.status = 'queued' AND m.next_attempt_at <= now()
-          AND (?::uuid IS NULL OR m.brand_id = ?::uuid)
-          AND NOT EXISTS (
-            SELECT 1 FROM mail_messages earlier
-             WHERE earlier.brand_id = m.brand_id AND earlier.recipient_normalized = m.recipient_normalized
-               AND earlier.status IN ('queued', 'sending') AND earlier.message_id < m.message_id
-          )
-        ORDER BY m.next_attempt_at, m.message_id
-        LIMIT ?
-        FOR UPDATE OF m SKIP LOCKED
-     )
-     UPDATE mail_messages m SET status = 'sending', attempts = m.attempts + 1, next_attempt_at = now() + make_interval(secs => ?), updated_at = now()
-       FROM due
-      WHERE m.brand_id = due.brand_id AND m.message_id = due.message_id
-     RETURNING m.brand_id, m.message_id, m.template, m.advocate_id, m.recipient, m.recipient_normalized, m.data, m.attempts`,
-    [options.brandId ?? null, options.brandId ?? null, options.limit, options.leaseSeconds],
-  );
-  return rows as DueMessage[];
+  return db.transaction(async (trx) => {
+    await lockKey(trx, TAKE_LOCK);
+    const { rows } = await trx.raw(
+      `WITH due AS (
+         SELECT m.brand_id, m.message_id FROM mail_messages m
+          WHERE m.status = 'queued' AND m.next_attempt_at <= now()
+            AND (?::uuid IS NULL OR m.brand_id = ?::uuid)
+            AND NOT EXISTS (
+              SELECT 1 FROM mail_messages earlier
+               WHERE earlier.brand_id = m.brand_id AND earlier.recipient_normalized = m.recipient_normalized AND earlier.message_id < m.message_id
+                 AND (earlier.status = 'sending' OR (earlier.status = 'queued' AND earlier.next_attempt_at > now()))
+            )
+          ORDER BY m.message_id
+          LIMIT ?
+          FOR UPDATE OF m SKIP LOCKED
+       )
+       UPDATE mail_messages m SET status = 'sending', attempts = m.attempts + 1, next_attempt_at = now() + make_interval(secs => ?), updated_at = now()
+         FROM due
+        WHERE m.brand_id = due.brand_id AND m.message_id = due.message_id
+       RETURNING m.brand_id, m.message_id, m.template, m.advocate_id, m.recipient, m.recipient_normalized, m.data, m.attempts`,
+      [options.brandId ?? null, options.brandId ?? null, options.limit, options.leaseSeconds],
+    );
+    return (rows as DueMessage[]).sort((a, b) => Number(a.message_id) - Number(b.message_id));
+  });
 }
 
 /**
@@ -150,7 +159,9 @@ export type MailOutcome =
   /** A permanent refusal (5xx); `bounced`: the recipient's address itself was refused, which suppresses it. */
   | { kind: 'failed'; error: string; bounced: boolean }
   /** The address unsubscribed or bounced after the message was written. */
-  | { kind: 'suppressed' };
+  | { kind: 'suppressed' }
+  /** Not tried in this pass: an older message to the same address must wait, or the pass ran out of its lease. */
+  | { kind: 'deferred' };
 
 /**
  * Records a pass's attempts in one transaction, each only if its message is still the worker's
@@ -162,7 +173,8 @@ export async function recordMailOutcomes(db: Knex, attempts: Array<{ message: Du
   const sent = attempts.flatMap(({ message, outcome }) =>
     outcome.kind === 'sent' ? [{ brand_id: message.brand_id, message_id: message.message_id, attempts: message.attempts, subject: outcome.subject }] : [],
   );
-  const others = attempts.filter(({ outcome }) => outcome.kind !== 'sent');
+  // Deferred ones are queued again first, so that a failed older message's wait reaches them too.
+  const others = attempts.filter(({ outcome }) => outcome.kind !== 'sent').sort((a, b) => Number(b.outcome.kind === 'deferred') - Number(a.outcome.kind === 'deferred'));
   if (attempts.length === 0) return;
   await db.transaction(async (trx) => {
     if (sent.length > 0) {
@@ -173,7 +185,8 @@ export async function recordMailOutcomes(db: Knex, attempts: Array<{ message: Du
         [JSON.stringify(sent)],
       );
       if (sent.some(({ attempts: count }) => count > 1)) {
-        await trx('mail_messages').where({ status: 'queued' }).andWhere('attempts', '>', 0).andWhere('next_attempt_at', '>', trx.fn.now()).update({ next_attempt_at: trx.fn.now() });
+        // The server is back: whatever waits on a retry (and the messages behind it) is due now.
+        await trx('mail_messages').where({ status: 'queued' }).andWhere('next_attempt_at', '>', trx.fn.now()).update({ next_attempt_at: trx.fn.now() });
       }
     }
     for (const { message, outcome } of others) await recordUnsent(trx, message, outcome);
@@ -184,14 +197,22 @@ async function recordUnsent(trx: Knex.Transaction, message: DueMessage, outcome:
   const key = { brand_id: message.brand_id, message_id: message.message_id, status: 'sending', attempts: message.attempts };
   const now = trx.fn.now();
   const error = (text: string) => text.slice(0, 1000);
-  if (outcome.kind === 'retry') {
-    await trx('mail_messages')
+  if (outcome.kind === 'retry' && outcome.delaySeconds !== null) {
+    const recorded = await trx('mail_messages')
       .where(key)
-      .update(
-        outcome.delaySeconds === null
-          ? { status: 'failed', last_error: error(`gave up after ${message.attempts} attempts: ${outcome.error}`), updated_at: now }
-          : { status: 'queued', last_error: error(outcome.error), next_attempt_at: trx.raw('now() + make_interval(secs => ?)', [outcome.delaySeconds]), updated_at: now },
-      );
+      .update({ status: 'queued', last_error: error(outcome.error), next_attempt_at: trx.raw('now() + make_interval(secs => ?)', [outcome.delaySeconds]), updated_at: now });
+    // The messages to the same address behind it wait as long (they are not due before it anyway): no pass looks at them meanwhile.
+    if (recorded > 0) {
+      await trx('mail_messages')
+        .where({ brand_id: message.brand_id, recipient_normalized: message.recipient_normalized, status: 'queued' })
+        .andWhere('message_id', '>', message.message_id)
+        .update({ next_attempt_at: trx.raw('greatest(next_attempt_at, now() + make_interval(secs => ?))', [outcome.delaySeconds]) });
+    }
+  } else if (outcome.kind === 'retry') {
+    await trx('mail_messages').where(key).update({ status: 'failed', last_error: error(`gave up after ${message.attempts} attempts: ${outcome.error}`), updated_at: now });
+  } else if (outcome.kind === 'deferred') {
+    // Not attempted: its attempt is given back; due again now, behind the older one's wait when it has one.
+    await trx('mail_messages').where(key).update({ status: 'queued', attempts: message.attempts - 1, next_attempt_at: now, updated_at: now });
   } else if (outcome.kind === 'failed') {
     const recorded = await trx('mail_messages').where(key).update({ status: 'failed', last_error: error(outcome.error), updated_at: now });
     if (recorded > 0 && outcome.bounced) {

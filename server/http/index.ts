@@ -11,3 +11,4 @@ export type { ConnectionSection, ConnectionTable, Connector, ConnectorDeps, Conn
 export { type CliEnv, type Command, flagsFirst } from '../cli/command';
 export { type Flags, brandFlag, choiceFlag, numberFlag, optionalFlag, requiredFlag } from '../cli/args';
 export { CliError } from '../cli/cli-error';
+export { parseEnvSettings } from '../env-number';

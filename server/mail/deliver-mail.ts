@@ -74,6 +74,34 @@ async function attempt(deps: MailDeps, message: DueMessage, context: PassContext
   }
 }
 
+/** A pass's messages by address, each address's oldest first (takeDueMessages returns them so). */
+function byAddress(due: DueMessage[]): Map<string, DueMessage[]> {
+  const groups = new Map<string, DueMessage[]>();
+  for (const message of due) {
+    const address = key(message.brand_id, message.recipient_normalized);
+    groups.set(address, [...(groups.get(address) ?? []), message]);
+  }
+  return groups;
+}
+
+/**
+ * One address's messages, one after the other, in the order they were written: after one that
+ * must wait (a 4xx, the server unreachable) the rest wait behind it; after a bounce they are not sent.
+ */
+async function sendInOrder(deps: MailDeps, messages: DueMessage[], context: PassContext, until: number): Promise<Array<{ message: DueMessage; outcome: MailOutcome }>> {
+  const outcomes: Array<{ message: DueMessage; outcome: MailOutcome }> = [];
+  let stop: MailOutcome | null = null;
+  for (const message of messages) {
+    // Half the lease gone: the rest go back to the queue, long before another process could think them interrupted.
+    if (Date.now() > until) stop ??= { kind: 'deferred' };
+    const outcome = stop ?? (await attempt(deps, message, context));
+    outcomes.push({ message, outcome });
+    if (outcome.kind === 'retry') stop = { kind: 'deferred' };
+    if (outcome.kind === 'failed' && outcome.bounced) stop = { kind: 'suppressed' };
+  }
+  return outcomes;
+}
+
 interface PassContext {
   brands: Awaited<ReturnType<typeof findBrands>>;
   texts: Awaited<ReturnType<typeof customTexts>>;
@@ -106,8 +134,9 @@ export async function deliverDueMail(deps: MailDeps, brandId?: string): Promise<
   const leaseSeconds = Math.ceil((deps.settings.sendTimeoutMs * 3) / 1000) + 30;
   const due = await takeDueMessages(deps.db, { limit: PASS_SIZE, leaseSeconds, brandId });
   if (due.length === 0) return 0;
+  const until = Date.now() + (leaseSeconds * 1000) / 2 - deps.settings.sendTimeoutMs;
   const context = await contextOf(deps.db, due);
-  const attempts = await Promise.all(due.map(async (message) => ({ message, outcome: await attempt(deps, message, context) })));
+  const attempts = (await Promise.all([...byAddress(due).values()].map((messages) => sendInOrder(deps, messages, context, until)))).flat();
   await recordMailOutcomes(deps.db, attempts);
   for (const { message, outcome } of attempts) {
     if (outcome.kind === 'retry' || outcome.kind === 'failed') {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envNumber, wholeNumber } from '../env-number';
+import { envNumber, parseEnvSettings, wholeNumber } from '../env-number';
 
 const mailSchema = z
   .object({
@@ -36,9 +36,7 @@ export type MailSettings = z.infer<typeof mailSchema>;
 
 /** Mail settings from the environment; a bad value throws, naming the variable. */
 export function loadMailSettings(env: NodeJS.ProcessEnv = process.env): MailSettings {
-  const parsed = mailSchema.safeParse(env);
-  if (!parsed.success) throw new Error(parsed.error.issues.map((issue) => issue.message).join('; '));
-  return parsed.data;
+  return parseEnvSettings(mailSchema, env);
 }
 
 /** The settings a config carries (tests pass their own), else the environment's. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envNumber, wholeNumber } from '../env-number';
+import { envNumber, parseEnvSettings, wholeNumber } from '../env-number';
 
 const webhookSchema = z
   .object({
@@ -29,9 +29,7 @@ export type WebhookSettings = z.infer<typeof webhookSchema>;
 
 /** Outbound webhook settings from the environment; a bad value throws, naming the variable. */
 export function loadWebhookSettings(env: NodeJS.ProcessEnv = process.env): WebhookSettings {
-  const parsed = webhookSchema.safeParse(env);
-  if (!parsed.success) throw new Error(parsed.error.issues.map((issue) => issue.message).join('; '));
-  return parsed.data;
+  return parseEnvSettings(webhookSchema, env);
 }
 
 /** The settings a config carries (tests pass their own), else the environment's. */
