@@ -12,7 +12,7 @@ export interface EmailsOnOff {
 }
 
 /** Waits until no program email is queued or sending (the worker has sent the run's backlog); returns the seconds it took. */
-async function untilOutboxEmpty(setup: BenchSetup, timeoutMs = 120_000): Promise<number> {
+async function untilOutboxEmpty(setup: BenchSetup, timeoutMs = 300_000): Promise<number> {
   const started = Date.now();
   for (;;) {
     const count = Number((await setup.db('mail_messages').whereIn('status', ['queued', 'sending']).count({ count: '*' }).first())?.count ?? 0);

@@ -11,7 +11,7 @@ import { reviewApproveSchema, reviewListQuerySchema, reviewRejectSchema } from '
 import { MAX_IDENTIFIER_BYTES, MAX_IDENTIFIER_CHARS, MAX_LINES, MAX_METADATA_BYTES, MAX_STRING } from './schemas/fields';
 import { visitRequestSchema } from './schemas/visit-request';
 import { deliveryQuerySchema, webhookEndpointRequestSchema } from './schemas/webhook-endpoint-request';
-import { mailListQuerySchema, templateTextSchema } from './schemas/mail-request';
+import { mailListQuerySchema, templatePatchSchema, templateTextSchema } from './schemas/mail-request';
 import { MAIL_TEMPLATES } from '../core/mail/mail-templates';
 
 /** The request body as JSON Schema, derived from the zod schema that parses it (never hand-written). */
@@ -115,6 +115,7 @@ function emailPaths() {
     },
     '/api/v1/email-templates/{template}': {
       put: { ...operation('Save the brand\'s own subject and body; an unknown {{placeholder}} is a 400 naming it', { '200': envelope }, [template]), requestBody: body(templateTextSchema) },
+      patch: { ...operation('Switch the email on or off (`enabled`) and/or change its subject or body alone', { '200': envelope }, [template]), requestBody: body(templatePatchSchema) },
       delete: operation('Back to the default words in the brand\'s language', { '200': envelope }, [template]),
     },
   };

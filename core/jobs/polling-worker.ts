@@ -18,6 +18,11 @@ export interface PollingWorkerOptions {
   onError: (error: unknown) => void;
   /** Subscribes `kick` to a signal (a bell rung when work is written); returns the unsubscribe. */
   listen?: (kick: () => void) => () => void;
+  /**
+   * How long to rest after a pass that found work and took `passMs`, before the next (default 0):
+   * a worker that shares its process with request handling leaves it room while it drains a backlog.
+   */
+  restAfterMs?: (passMs: number) => number;
 }
 
 export function startPollingWorker(options: PollingWorkerOptions): PollingWorker {
@@ -28,7 +33,10 @@ export function startPollingWorker(options: PollingWorkerOptions): PollingWorker
     let found = false;
     do {
       again = false;
+      const started = Date.now();
       found = (await options.pass()) > 0;
+      const rest = found && options.restAfterMs ? options.restAfterMs(Date.now() - started) : 0;
+      if (rest > 0 && !stopped) await new Promise((resolve) => setTimeout(resolve, rest));
     } while ((again || found) && !stopped);
   };
   const run = () => {

@@ -24,16 +24,26 @@ export interface MailAdvocate {
 const MONEY_LOCALE: Record<Language, string> = { en: 'en-US', fr: 'fr-FR', de: 'de-DE', es: 'es-ES' };
 const DATE_LOCALE: Record<Language, string> = { en: 'en-GB', fr: 'fr-FR', de: 'de-DE', es: 'es-ES' };
 
+// An Intl formatter costs far more to make than to use: one per language (and currency), kept.
+const formatters = new Map<string, Intl.NumberFormat | Intl.DateTimeFormat>();
+function formatter<T extends Intl.NumberFormat | Intl.DateTimeFormat>(key: string, make: () => T): T {
+  let made = formatters.get(key) as T | undefined;
+  if (!made) formatters.set(key, (made = make()));
+  return made;
+}
+
 export function formatMoney(amount: string | number, currency: string, language: Language): string {
   const digits = currencyExponent(currency);
-  return new Intl.NumberFormat(MONEY_LOCALE[language], { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits }).format(Number(amount));
+  const format = formatter(`money:${language}:${currency}`, () => new Intl.NumberFormat(MONEY_LOCALE[language], { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits }));
+  return format.format(Number(amount));
 }
 
 export function formatDate(iso: string, language: Language): string {
-  return new Intl.DateTimeFormat(DATE_LOCALE[language], { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' }).format(new Date(iso));
+  const format = formatter(`date:${language}`, () => new Intl.DateTimeFormat(DATE_LOCALE[language], { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' }));
+  return format.format(new Date(iso));
 }
 
-const percent = (value: number, language: Language) => new Intl.NumberFormat(MONEY_LOCALE[language], { maximumFractionDigits: 2 }).format(value);
+const percent = (value: number, language: Language) => formatter(`percent:${language}`, () => new Intl.NumberFormat(MONEY_LOCALE[language], { maximumFractionDigits: 2 })).format(value);
 
 /** The friend's offer in words: "15% off orders of $50.00 or more". */
 export function friendOfferPhrase(brand: Brand, language: Language): string {

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
-import type { Brand } from '../brands/brand';
+import { type Brand, updateBrand } from '../brands/brand';
 import type { Executor } from '../db/transaction';
 import { defaultTemplate } from './default-templates';
-import { MAIL_TEMPLATES, type MailTemplate, PLACEHOLDERS, type TemplateText, templateOn } from './mail-templates';
+import { MAIL_TEMPLATES, type MailTemplate, PLACEHOLDERS, TEMPLATE_SWITCH, type TemplateText, templateOn } from './mail-templates';
 import { checkTemplateText } from './render-mail';
 
 /** A template as a brand sends it: its own words when it wrote some, else the default in its language. */
@@ -57,6 +57,23 @@ export async function saveTemplate(db: Executor, brand: Brand, template: MailTem
     .onConflict(['brand_id', 'template'])
     .merge({ subject: text.subject, body: text.body, updated_by: updatedBy, updated_at: db.fn.now() });
   return getTemplate(db, brand, template);
+}
+
+/**
+ * A merchant's change to one template: switched on or off (the brand's setting), and/or new words
+ * (a subject or body alone keeps the other as it is now). Returns the template as it is after.
+ */
+export async function changeTemplate(
+  trx: Knex.Transaction,
+  brand: Brand,
+  template: MailTemplate,
+  change: { enabled?: boolean; subject?: string; body?: string },
+  updatedBy: string,
+): Promise<TemplateView> {
+  const current = await getTemplate(trx, brand, template);
+  const after = change.enabled === undefined || change.enabled === current.enabled ? brand : await updateBrand(trx, brand.brand_id, { [TEMPLATE_SWITCH[template]]: change.enabled });
+  if (change.subject === undefined && change.body === undefined) return getTemplate(trx, after, template);
+  return saveTemplate(trx, after, template, { subject: change.subject ?? current.subject, body: change.body ?? current.body }, updatedBy);
 }
 
 /** Back to the default words in the brand's language. */

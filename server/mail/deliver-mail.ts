@@ -155,6 +155,8 @@ export function startMailWorker(deps: MailDeps & { logger: Logger }): PollingWor
   const worker = startPollingWorker({
     pass: () => deliverDueMail(deps),
     intervalMs: deps.settings.workerIntervalMs,
+    // Draining a backlog, it takes at most about half the process's time: requests come first.
+    restAfterMs: (passMs) => passMs,
     onError: (error) => deps.logger.error({ err: error }, 'mail pass failed'),
   });
   const reengagement = startPollingWorker({

@@ -1,11 +1,14 @@
 import type Router from '@koa/router';
 import { listMailMessages } from '../../core/mail/mail-messages';
-import { listTemplates, resetTemplate, saveTemplate } from '../../core/mail/template-texts';
+import { inTransaction } from '../../core/db/transaction';
+import { changeTemplate, listTemplates, resetTemplate, saveTemplate } from '../../core/mail/template-texts';
 import type { AppContext, AppState, Ctx, Middleware } from '../app-context';
 import { parseJsonObject } from '../middleware/json-body';
-import { mailListQuerySchema, parseTemplateName, parseTemplateText } from '../schemas/mail-request';
+import { mailListQuerySchema, parseTemplateName, parseTemplatePatch, parseTemplateText } from '../schemas/mail-request';
 
 const templateOf = (ctx: Ctx) => parseTemplateName(String((ctx as Ctx & { params: Record<string, string> }).params.template));
+/** Who changed a template, as its record says. */
+const updatedBy = (ctx: Ctx) => `api key ${ctx.state.apiKeyId ?? 'unknown'}`;
 const ok = (ctx: Ctx, data: unknown) => {
   ctx.body = { success: true, data };
 };
@@ -18,7 +21,14 @@ const templates: Middleware = async (ctx) => ok(ctx, await listTemplates(ctx.app
 /** PUT: the brand's own subject and body; a placeholder the template does not have is a 400 naming it. */
 const save: Middleware = async (ctx) => {
   const text = parseTemplateText(parseJsonObject(ctx.state.rawBody));
-  ok(ctx, await saveTemplate(ctx.app.context.deps.db, ctx.state.brand!, templateOf(ctx), text, `api key ${ctx.state.apiKeyId ?? 'unknown'}`));
+  ok(ctx, await saveTemplate(ctx.app.context.deps.db, ctx.state.brand!, templateOf(ctx), text, updatedBy(ctx)));
+};
+
+/** PATCH: switch the email on or off and/or change part of its words. */
+const change: Middleware = async (ctx) => {
+  const patch = parseTemplatePatch(parseJsonObject(ctx.state.rawBody));
+  const { db } = ctx.app.context.deps;
+  ok(ctx, await inTransaction(db, (trx) => changeTemplate(trx, ctx.state.brand!, templateOf(ctx), patch, updatedBy(ctx))));
 };
 
 /** DELETE: back to the default words in the brand's language. */
@@ -29,5 +39,6 @@ export function emailRoutes(router: Router<AppState, AppContext>, ...guard: Midd
   router.get('/emails', ...guard, list);
   router.get('/email-templates', ...guard, templates);
   router.put('/email-templates/:template', ...guard, save);
+  router.patch('/email-templates/:template', ...guard, change);
   router.delete('/email-templates/:template', ...guard, reset);
 }

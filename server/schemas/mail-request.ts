@@ -20,6 +20,16 @@ export function parseTemplateText(body: Record<string, unknown>): TemplateText {
   return templateTextSchema.parse(body);
 }
 
+/** PATCH /api/v1/email-templates/{template}: switch it on or off, and/or change its words. */
+export const templatePatchSchema = templateTextSchema
+  .partial()
+  .extend({ enabled: z.boolean({ error: 'must be true or false' }).optional() })
+  .refine((patch) => Object.values(patch).some((value) => value !== undefined), { error: 'body: name at least one of enabled, subject, body' });
+
+export function parseTemplatePatch(body: Record<string, unknown>): z.infer<typeof templatePatchSchema> {
+  return templatePatchSchema.parse(body);
+}
+
 /** A template named in a path or a flag; an unknown one is not found. */
 export function parseTemplateName(raw: string): MailTemplate {
   if (!(MAIL_TEMPLATES as readonly string[]).includes(raw)) throw new NotFound(`email template ${raw} not found; templates are ${MAIL_TEMPLATES.join(', ')}`);
