@@ -24,7 +24,7 @@ export function parseTemplateText(body: Record<string, unknown>): TemplateText {
 export const templatePatchSchema = templateTextSchema
   .partial()
   .extend({ enabled: z.boolean({ error: 'must be true or false' }).optional() })
-  .refine((patch) => Object.values(patch).some((value) => value !== undefined), { error: 'body: name at least one of enabled, subject, body' });
+  .refine((patch) => Object.values(patch).some((value) => value !== undefined), { error: 'name at least one of enabled, subject, body' });
 
 export function parseTemplatePatch(body: Record<string, unknown>): z.infer<typeof templatePatchSchema> {
   return templatePatchSchema.parse(body);

@@ -351,6 +351,23 @@ describe('templates, previews and the list of emails', () => {
     expect((await t.http.put('/api/v1/email-templates/nope').set(brand.headers).send({ subject: 'x', body: 'y' })).status).toBe(404);
   });
 
+  it('switches an email off and on over the API (PATCH), and changes its subject alone', async () => {
+    const brand = await givenBrand(t.db);
+    const off = await t.http.patch('/api/v1/email-templates/reward_earned').set(brand.headers).send({ enabled: false });
+    expect([off.status, off.body.data.enabled, off.body.data.custom]).toEqual([200, false, false]);
+    const advocate = await givenAdvocate(t.db, brand.brandId);
+    await convert(brand, advocate.code);
+    expect(await messagesOf(brand.brandId)).toHaveLength(0);
+    const on = await t.http.patch('/api/v1/email-templates/reward_earned').set(brand.headers).send({ enabled: true, subject: 'Nice one, {{first_name}}' });
+    expect(on.body.data).toMatchObject({ enabled: true, custom: true, subject: 'Nice one, {{first_name}}', body: expect.stringContaining('{{held_until}}') });
+    await convert(brand, advocate.code);
+    expect((await messagesOf(brand.brandId)).map((row) => row.template)).toEqual(['reward_earned']);
+    const empty = await t.http.patch('/api/v1/email-templates/reward_earned').set(brand.headers).send({});
+    expect([empty.status, empty.body.error]).toEqual([400, 'body: name at least one of enabled, subject, body']);
+    const wrong = await t.http.patch('/api/v1/email-templates/reward_earned').set(brand.headers).send({ enabled: 'no' });
+    expect([wrong.status, wrong.body.error]).toEqual([400, expect.stringMatching(/^enabled/)]);
+  });
+
   it('the CLI saves a template, refusing an unknown placeholder (exit 1 naming it), and previews it with sample data', async () => {
     const brand = await givenBrand(t.db);
     const refused = await cli('mail', 'template', '--brand', brand.brandId, '--template', 'friend_offer', '--subject', 'From {{first_name}}');
