@@ -7,9 +7,7 @@ import { statementOnce } from '../db/prepared-statement';
 import { type ReviewSummary, reviewColumn } from '../fraud/reviews';
 import { creditNewRewards } from '../ledger/reward-ledger';
 import { type NewRewardOptions, insertNewRewards, newRewardStatus } from '../rewards/reward-records';
-import { currencyExponent } from '../currency';
-import { enqueueMail } from '../mail/enqueue-mail';
-import { earnedReward, rewardMail } from '../mail/program-mail';
+import { queueRewardMail } from '../mail/enqueue-mail';
 import { emitWebhookEvents } from '../webhooks/emit-event';
 import { rewardCredited } from '../webhooks/conversion-events';
 import type { ConversionInput } from './conversion-input';
@@ -108,14 +106,16 @@ export async function completeIfPending(
        SELECT ?::uuid AS brand_id, ?::bigint AS conversion_id, ?::bigint AS advocate_id, 'completed' AS status,
          ?::numeric AS referrer_reward_paid, ?::text AS reward_status, ?::int AS hold_days
      ),
-     reward AS (?)
+     reward AS (?),
+     credit AS (?)
      ?`,
-    [brand.brand_id, updated.conversion_id, updated.advocate_id, updated.referrer_reward_paid, rewardStatus, brand.reward_hold_days, insertNewRewards(trx, 'conversion'), creditNewRewards(trx, 'reward')],
+    [
+      brand.brand_id, updated.conversion_id, updated.advocate_id, updated.referrer_reward_paid, rewardStatus, brand.reward_hold_days,
+      insertNewRewards(trx, 'conversion'), creditNewRewards(trx, 'reward'), queueRewardMail(trx, 'reward'),
+    ],
   );
   const conversion = toConversionView(updated);
-  // Webhooks (docs/webhooks.md) and the advocate's email: the upgrade earns the reward now (held, in review or approved).
+  // Webhooks (docs/webhooks.md): the upgrade earns the reward now (held, in review or approved); its email was written with it.
   if (conversion.referrer_reward_paid > 0) await emitWebhookEvents(trx, brand.brand_id, [rewardCredited(conversion, rewardStatus)]);
-  const earned = rewardMail(earnedReward(brand, conversion, currencyExponent(brand.currency)), rewardStatus);
-  if (earned) await enqueueMail(trx, [earned]);
   return conversion;
 }

@@ -7,6 +7,7 @@ import { canonicalIp } from '../fraud/client-ip';
 import type { FraudReason } from '../fraud/fraud-rules';
 import { openReviews } from '../fraud/review-hold';
 import { creditNewRewards } from '../ledger/reward-ledger';
+import { queueRewardMail } from '../mail/enqueue-mail';
 import { type Minor, convertShare, decimalFromMinor, minorFromDecimal, percentOf, toMinor } from '../money';
 import { type NewRewardOptions, insertNewRewards, newRewardStatus } from '../rewards/reward-records';
 import type { RewardStatus } from '../rewards/reward-status';
@@ -44,8 +45,8 @@ const COLUMN_NAMES = CONVERSION_COLUMNS.map(([column]) => column).join(', ');
 /**
  * One statement for a whole batch of new conversions (docs/decisions.md, *One statement per
  * batch*): the rows come in as one JSON array; each inserted row gets its product lines, its
- * reward and the reward's ledger entry (when completed), its review (when the rules gave reasons)
- * and its claim marked converted. ON CONFLICT DO NOTHING: a row another request wrote first comes
+ * reward, the reward's ledger entry and the advocate's email (when completed), its review (when
+ * the rules gave reasons) and its claim marked converted. ON CONFLICT DO NOTHING: a row another request wrote first comes
  * back as no row, so its order gets no lines, credit or claim change here. The text never changes:
  * knex compiles it once per process, and each pooled connection plans it once.
  */
@@ -74,13 +75,16 @@ lines AS (
 ),
 reward AS (?),
 credit AS (?),
+mail AS (?),
 review AS (?),
 claim AS (?)
 SELECT conversion.item, ${CONVERSION_VIEW_COLUMNS.map((column) => `conversion.${column}`).join(', ')}, review.review_id
 FROM conversion LEFT JOIN review ON review.brand_id = conversion.brand_id AND review.conversion_id = conversion.conversion_id`;
 
 const insertStatement = statementOnce(1, (db, [records]) =>
-  db.raw(INSERT_SQL, [records!, insertNewRewards(db, 'conversion'), creditNewRewards(db, 'reward'), openReviews(db, 'conversion'), markClaimsConvertedBy(db, 'conversion')]),
+  db.raw(INSERT_SQL, [
+    records!, insertNewRewards(db, 'conversion'), creditNewRewards(db, 'reward'), queueRewardMail(db, 'reward'), openReviews(db, 'conversion'), markClaimsConvertedBy(db, 'conversion'),
+  ]),
 );
 
 /**

@@ -8,8 +8,6 @@ import { claimForRedemption } from '../claims/redemption-claim';
 import type { ReviewSummary } from '../fraud/reviews';
 import { screenConversion } from '../fraud/screen-conversion';
 import type { NewRewardOptions } from '../rewards/reward-records';
-import { type MailIntent, enqueueMail } from '../mail/enqueue-mail';
-import { earnedReward, rewardMail } from '../mail/program-mail';
 import { emitWebhookEvents } from '../webhooks/emit-event';
 import { conversionCreatedEvents } from '../webhooks/conversion-events';
 import { type OrderCodes, type Referrer, findReferrer } from './attribute-conversion';
@@ -86,9 +84,7 @@ export async function writePaidOrders(trx: Knex.Transaction, items: PaidOrder[],
     const writing = held;
     held = [];
     const inserted = await insertConversions(trx, writing.map(({ conversion }) => conversion));
-    const mail: MailIntent[] = [];
-    for (const [position, { index, conversion }] of writing.entries()) results[index] = await answerNew(trx, batch, conversion, inserted[position], mail);
-    await enqueueMail(trx, mail); // the advocates' reward emails, one statement for the batch
+    for (const [position, { index, conversion }] of writing.entries()) results[index] = await answerNew(trx, batch, conversion, inserted[position]);
   });
   for (const [index, item] of items.entries()) {
     const decision = await decidePaidOrder(trx, item, batch);
@@ -120,17 +116,8 @@ async function decidePaidOrder(trx: Knex.Transaction, { brand, order }: PaidOrde
   return { brand, input, attribution, money, rewardOptions, reasons };
 }
 
-/**
- * The answer to a new conversion once its statement ran: created, or (a lost race) the winner's row
- * as a repeat. A credited reward adds its email to `mail`.
- */
-async function answerNew(
-  trx: Knex.Transaction,
-  batch: PaidOrderBatch,
-  decided: NewConversion,
-  inserted: InsertedConversion | undefined,
-  mail: MailIntent[],
-): Promise<PaidOrderResult> {
+/** The answer to a new conversion once its statement ran: created, or (a lost race) the winner's row as a repeat. */
+async function answerNew(trx: Knex.Transaction, batch: PaidOrderBatch, decided: NewConversion, inserted: InsertedConversion | undefined): Promise<PaidOrderResult> {
   const { brand, input, attribution, rewardOptions, reasons } = decided;
   if (!inserted) {
     // Lost a race on (brand_id, order_id): the other request's row is committed now.
@@ -140,11 +127,8 @@ async function answerNew(
   }
   const review: ReviewSummary | null = inserted.review_id === null ? null : { review_id: Number(inserted.review_id), status: 'open', reasons };
   const conversion = toConversionView(inserted);
-  const rewardStatus = newConversionRewardStatus(decided);
-  // Webhooks (docs/webhooks.md) and emails (docs/program-emails.md): in the batch's transaction; a duplicate returned above sends neither.
-  await emitWebhookEvents(trx, brand.brand_id, conversionCreatedEvents({ ...conversion, review }, rewardStatus));
-  const earned = conversion.status === 'completed' ? rewardMail(earnedReward(brand, conversion, decided.money.brandExponent), rewardStatus) : null;
-  if (earned) mail.push(earned);
+  // Webhooks (docs/webhooks.md): in the batch's transaction; a duplicate returned above emits nothing.
+  await emitWebhookEvents(trx, brand.brand_id, conversionCreatedEvents({ ...conversion, review }, newConversionRewardStatus(decided)));
   batch.wrote(brand.brand_id, input, { ...inserted, review });
   return { result: { attributed: true, duplicate: false, conversion, review }, claim_id: attribution.claim?.claim_id ?? null };
 }

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { normalizeEmail } from '../advocates/normalize';
 import type { Executor } from '../db/transaction';
 import { MAIL_TEMPLATES, type MailTemplate, TEMPLATE_SWITCH } from './mail-templates';
@@ -33,6 +34,30 @@ SELECT i.brand_id, i.template, i.dedupe_key, i.advocate_id, coalesce(i.recipient
      SELECT 1 FROM mail_suppressions s WHERE s.brand_id = i.brand_id AND s.email_normalized = coalesce(i.recipient_normalized, a.email_normalized)
    )
 ON CONFLICT (brand_id, dedupe_key) DO NOTHING`;
+
+/**
+ * The advocates' emails of rewards written in the same statement: the body of a CTE over CTE
+ * `source` (what insertNewRewards returns), writing `reward_earned` for a held reward and
+ * `reward_approved` for one approved at once, under the same keys as rewardMail
+ * (program-mail.ts), where the brand has them on and the address is not suppressed. A batch of
+ * paid orders writes its emails with its conversions, in no statement of its own.
+ */
+export function queueRewardMail(db: Executor, source: string): Knex.Raw {
+  return db.raw(
+    `INSERT INTO mail_messages (brand_id, template, dedupe_key, advocate_id, recipient, recipient_normalized, data)
+     SELECT r.brand_id, t.template, t.template || ':' || r.conversion_id, r.advocate_id, a.email, a.email_normalized,
+            CASE t.template WHEN 'reward_earned' THEN json_build_object('amount', r.amount::text, 'held_until', r.hold_until)
+                            ELSE json_build_object('amount', r.amount::text) END
+       FROM ?? r
+       CROSS JOIN LATERAL (SELECT CASE r.status WHEN 'pending' THEN 'reward_earned' WHEN 'approved' THEN 'reward_approved' END AS template) t
+       JOIN brands b ON b.brand_id = r.brand_id
+       JOIN advocates a ON a.brand_id = r.brand_id AND a.advocate_id = r.advocate_id
+      WHERE CASE t.template WHEN 'reward_earned' THEN b.email_reward_earned WHEN 'reward_approved' THEN b.email_reward_approved ELSE false END
+        AND NOT EXISTS (SELECT 1 FROM mail_suppressions s WHERE s.brand_id = r.brand_id AND s.email_normalized = a.email_normalized)
+     ON CONFLICT (brand_id, dedupe_key) DO NOTHING`,
+    [source],
+  );
+}
 
 /**
  * Writes the program emails a change causes, in the change's transaction: they commit or roll back

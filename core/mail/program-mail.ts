@@ -1,6 +1,4 @@
-import type { Brand } from '../brands/brand';
-import type { ConversionView } from '../conversions/conversion-view';
-import { type Minor, decimalFromMinor, toMinor } from '../money';
+import { type Minor, decimalFromMinor } from '../money';
 import type { RewardStatus } from '../rewards/reward-status';
 import type { MailIntent } from './enqueue-mail';
 
@@ -34,22 +32,10 @@ export function rewardMail(reward: EarnedReward, status: RewardStatus): MailInte
   if (reward.amount <= 0) return null;
   const data = { amount: decimalFromMinor(reward.amount, reward.exponent), referral_code: reward.referralCode ?? null };
   const base = { brandId: reward.brandId, advocateId: reward.advocateId };
+  // The same keys as queueRewardMail (enqueue-mail.ts), which writes a new conversion's in its own statement.
   if (status === 'pending') return { ...base, template: 'reward_earned', dedupeKey: `reward_earned:${reward.conversionId}`, data: { ...data, held_until: reward.heldUntil } };
   if (status === 'approved') return { ...base, template: 'reward_approved', dedupeKey: `reward_approved:${reward.conversionId}`, data };
   return null;
-}
-
-/** A conversion's new reward, for its email: held from now for the brand's hold period. */
-export function earnedReward(brand: Brand, conversion: ConversionView, brandExponent: number): EarnedReward {
-  return {
-    brandId: brand.brand_id,
-    advocateId: conversion.advocate_id,
-    conversionId: conversion.conversion_id,
-    amount: toMinor(conversion.referrer_reward_paid, brandExponent),
-    exponent: brandExponent,
-    referralCode: conversion.referral_code,
-    heldUntil: new Date(Date.now() + brand.reward_hold_days * 86_400_000).toISOString(),
-  };
 }
 
 /** reward_paid: once per payout id. */

@@ -85,7 +85,7 @@ export function newRewardStatus(brand: Brand, options: NewRewardOptions = {}): R
  * (brand_id, conversion_id, advocate_id, status, referrer_reward_paid, and the reward's
  * reward_status (newRewardStatus) and hold_days) creating one reward per completed conversion with
  * a positive reward, approved at once or held until its hold ends (or in review). Returns what
- * creditNewRewards reads.
+ * creditNewRewards and queueRewardMail read.
  */
 export function insertNewRewards(db: Executor, source: string): Knex.Raw {
   return db.raw(
@@ -94,7 +94,7 @@ export function insertNewRewards(db: Executor, source: string): Knex.Raw {
        CASE WHEN reward_status = 'approved' THEN now() END
      FROM ?? WHERE status = 'completed' AND referrer_reward_paid > 0
      ON CONFLICT (brand_id, conversion_id) DO NOTHING
-     RETURNING brand_id, reward_id, conversion_id, advocate_id, amount, status`,
+     RETURNING brand_id, reward_id, conversion_id, advocate_id, amount, status, hold_until`,
     [source],
   );
 }

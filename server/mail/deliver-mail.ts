@@ -23,7 +23,7 @@ export interface MailDeps {
   logger?: Logger;
 }
 
-/** Messages one pass takes (one per address) and hands over at once, through the transport's few pooled connections. */
+/** Messages one pass takes and hands over: the addresses at once (through the transport's few pooled connections), each address's in order. */
 const PASS_SIZE = 100;
 
 /** The one-click unsubscribe link of one address at one brand (RFC 8058's List-Unsubscribe). */
@@ -47,7 +47,7 @@ export function outcomeOfError(error: unknown, attempts: number, retryScale: num
 
 const key = (brandId: string, id: string | number) => `${brandId}:${id}`;
 
-/** One taken message: rendered in the brand's words, handed to the transport, its outcome recorded. */
+/** One taken message, rendered in the brand's words and handed to the transport: how it went. */
 async function attempt(deps: MailDeps, message: DueMessage, context: PassContext): Promise<MailOutcome> {
   const brand = context.brands.get(message.brand_id)!;
   if (context.suppressed.has(key(message.brand_id, message.recipient_normalized))) return { kind: 'suppressed' };
@@ -79,7 +79,9 @@ function byAddress(due: DueMessage[]): Map<string, DueMessage[]> {
   const groups = new Map<string, DueMessage[]>();
   for (const message of due) {
     const address = key(message.brand_id, message.recipient_normalized);
-    groups.set(address, [...(groups.get(address) ?? []), message]);
+    const group = groups.get(address);
+    if (group) group.push(message);
+    else groups.set(address, [message]);
   }
   return groups;
 }

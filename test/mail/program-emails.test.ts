@@ -255,6 +255,21 @@ describe('what causes each program email', () => {
     expect((await messagesOf(brand.brandId)).map((row) => row.template)).toEqual(['reward_approved', 'reward_earned', 'reward_approved']);
   });
 
+  it('writes reward_earned when a pending order is reported completed, and when a fraud review releases a held reward, once each', async () => {
+    const brand = await givenBrand(t.db, { reward_value: 3, reward_hold_days: 10 });
+    const advocate = await givenAdvocate(t.db, brand.brandId, { email: 'ida@upgrade.example' });
+    const order = { email: 'buyer@upgrade.example', order_id: uniqueOrderId(), order_value: 40, referral_code: advocate.code };
+    expect((await t.http.post('/api/v1/track/conversion').set(brand.headers).send({ ...order, status: 'pending' })).status).toBe(201);
+    expect(await messagesOf(brand.brandId)).toHaveLength(0); // nothing earned yet
+    for (let time = 0; time < 2; time += 1) expect((await t.http.post('/api/v1/track/conversion').set(brand.headers).send({ ...order, status: 'completed' })).status).toBe(200);
+    const held = await t.http.post('/api/v1/track/conversion').set(brand.headers).send({ email: 'shopper@mailinator.com', order_id: uniqueOrderId(), order_value: 40, referral_code: advocate.code });
+    expect(held.body.data.review?.status).toBe('open');
+    expect((await messagesOf(brand.brandId)).map((row) => row.template)).toEqual(['reward_earned']); // the held one waits for its review
+    expect((await t.http.post(`/api/v1/reviews/${held.body.data.review.review_id}/approve`).set(brand.headers).send({})).status).toBe(200);
+    const rows = await messagesOf(brand.brandId);
+    expect(rows.map((row) => [row.template, row.data.amount])).toEqual([['reward_earned', '3.00'], ['reward_earned', '3.00']]);
+  });
+
   it('sends reward_paid when a payout is marked paid, once however often the file is recorded', async () => {
     const brand = await givenBrand(t.db, { reward_hold_days: 0, reward_value: 20 });
     const advocate = await givenAdvocate(t.db, brand.brandId, { email: 'gus@paid.example' });
