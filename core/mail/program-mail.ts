@@ -19,7 +19,6 @@ export interface EarnedReward {
   /** What the reward holds now, in the brand's minor units. */
   amount: Minor;
   exponent: number;
-  referralCode?: string | null;
   /** When the hold ends (ISO). */
   heldUntil: string;
 }
@@ -30,9 +29,9 @@ export interface EarnedReward {
  */
 export function rewardMail(reward: EarnedReward, status: RewardStatus): MailIntent | null {
   if (reward.amount <= 0) return null;
-  const data = { amount: decimalFromMinor(reward.amount, reward.exponent), referral_code: reward.referralCode ?? null };
+  const data = { amount: decimalFromMinor(reward.amount, reward.exponent) };
   const base = { brandId: reward.brandId, advocateId: reward.advocateId };
-  // The same keys as queueRewardMail (enqueue-mail.ts), which writes a new conversion's in its own statement.
+  // The same keys as queueRewardMail (enqueue-mail.ts), which writes a new conversion's with it.
   if (status === 'pending') return { ...base, template: 'reward_earned', dedupeKey: `reward_earned:${reward.conversionId}`, data: { ...data, held_until: reward.heldUntil } };
   if (status === 'approved') return { ...base, template: 'reward_approved', dedupeKey: `reward_approved:${reward.conversionId}`, data };
   return null;
