@@ -29,6 +29,7 @@ export function startPollingWorker(options: PollingWorkerOptions): PollingWorker
   let running: Promise<void> | null = null;
   let again = false;
   let stopped = false;
+  let endRest: (() => void) | null = null;
   const passes = async () => {
     let found = false;
     do {
@@ -36,7 +37,16 @@ export function startPollingWorker(options: PollingWorkerOptions): PollingWorker
       const started = Date.now();
       found = (await options.pass()) > 0;
       const rest = found && options.restAfterMs ? options.restAfterMs(Date.now() - started) : 0;
-      if (rest > 0 && !stopped) await new Promise((resolve) => setTimeout(resolve, rest));
+      if (rest > 0 && !stopped) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, rest);
+          endRest = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        endRest = null;
+      }
     } while ((again || found) && !stopped);
   };
   const run = () => {
@@ -60,6 +70,7 @@ export function startPollingWorker(options: PollingWorkerOptions): PollingWorker
     kick,
     async stop() {
       stopped = true;
+      endRest?.(); // a rest between passes ends at once
       clearInterval(sweep);
       unlisten?.();
       await running;

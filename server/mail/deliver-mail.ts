@@ -21,6 +21,8 @@ export interface MailDeps {
   /** Signs unsubscribe links. */
   secret: string;
   logger?: Logger;
+  /** Set when the process is stopping: no message starts; those taken and not begun go back to the queue. */
+  stopping?: { value: boolean };
 }
 
 /** Messages one pass takes and hands over: the addresses at once (through the transport's few pooled connections), each address's in order. */
@@ -94,8 +96,9 @@ async function sendInOrder(deps: MailDeps, messages: DueMessage[], context: Pass
   const outcomes: Array<{ message: DueMessage; outcome: MailOutcome }> = [];
   let stop: MailOutcome | null = null;
   for (const message of messages) {
-    // Half the lease gone: the rest go back to the queue, long before another process could think them interrupted.
-    if (Date.now() > until) stop ??= { kind: 'deferred' };
+    // Half the lease gone, or the process stopping: the rest go back to the queue, so none is left
+    // `sending` for another process to think interrupted (and fail).
+    if (Date.now() > until || deps.stopping?.value) stop ??= { kind: 'deferred' };
     const outcome = stop ?? (await attempt(deps, message, context));
     outcomes.push({ message, outcome });
     if (outcome.kind === 'retry') stop = { kind: 'deferred' };
@@ -152,7 +155,8 @@ export async function deliverDueMail(deps: MailDeps, brandId?: string): Promise<
 const REENGAGEMENT_INTERVAL_MS = 3_600_000;
 
 /** The mail worker of a server process (and its hourly re-engagement job); several processes may run them on one database. */
-export function startMailWorker(deps: MailDeps & { logger: Logger }): PollingWorker {
+export function startMailWorker(options: MailDeps & { logger: Logger }): PollingWorker {
+  const deps = { ...options, stopping: { value: false } };
   deps.logger.info({ transport: deps.transport.describe }, 'program emails: sending through ' + deps.transport.describe);
   const worker = startPollingWorker({
     pass: () => deliverDueMail(deps),
@@ -173,6 +177,7 @@ export function startMailWorker(deps: MailDeps & { logger: Logger }): PollingWor
   return {
     kick: worker.kick,
     async stop() {
+      deps.stopping.value = true;
       await Promise.all([worker.stop(), reengagement.stop()]);
       deps.transport.close();
     },

@@ -6,7 +6,8 @@ import { enrollAdvocate } from '../../core/advocates/enroll-advocate';
 import { updateBrand } from '../../core/brands/brand';
 import { queueReengagement } from '../../core/mail/reengagement';
 import { runCli } from '../../server/cli/run-cli';
-import { type MailDeps, deliverDueMail } from '../../server/mail/deliver-mail';
+import pino from 'pino';
+import { type MailDeps, deliverDueMail, startMailWorker } from '../../server/mail/deliver-mail';
 import type { MailSettings } from '../../server/mail/mail-settings';
 import { createMailTransport } from '../../server/mail/mail-transport';
 import { type TestBrand, givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
@@ -215,6 +216,27 @@ describe('program emails through a real SMTP server', () => {
     expect(retried.code).toBe(0);
     await sendDue(brand.brandId);
     expect(receivedBy('cut@interrupted.example')).toHaveLength(1);
+  });
+
+  it('stops without leaving a message half-handled: what a stopping worker took and did not begin goes back to the queue', async () => {
+    const brand = await givenBrand(t.db, { reward_value: 1 });
+    const slow = await givenAdvocate(t.db, brand.brandId, { email: 'slow@stop.example' });
+    for (let index = 0; index < 5; index += 1) await convert(brand, slow.code);
+    smtp.delayMs = 300;
+    const worker = startMailWorker({ ...deps, transport: createMailTransport(settings(smtp.url), '/nonexistent'), logger: pino({ level: 'silent' }) });
+    try {
+      await smtp.waitFor(smtp.received.length + 1);
+      await worker.stop();
+    } finally {
+      smtp.delayMs = 0;
+    }
+    const rows = await messagesOf(brand.brandId);
+    const sent = rows.filter((row) => row.status === 'sent');
+    expect(sent.length).toBeGreaterThanOrEqual(1);
+    expect(sent.length).toBeLessThan(5);
+    expect(rows.filter((row) => row.status !== 'sent').map((row) => [row.status, row.attempts])).toEqual(Array(5 - sent.length).fill(['queued', 0]));
+    await sendDue(brand.brandId);
+    expect(receivedBy('slow@stop.example')).toHaveLength(5);
   });
 });
 

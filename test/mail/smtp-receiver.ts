@@ -10,6 +10,8 @@ export interface SmtpReceiver {
   received: ParsedMail[];
   /** Refuses RCPT TO for these addresses with the given reply (550: a bounce; 450: try later). */
   refuse: Map<string, number>;
+  /** How long it takes to answer each message's data (a slow server). */
+  delayMs: number;
   /** Stops listening and drops every connection (an outage); `start` listens on the same port again. */
   stop(): Promise<void>;
   start(): Promise<void>;
@@ -25,6 +27,7 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
     url: `smtp://127.0.0.1:${port}`,
     received: [],
     refuse: new Map(),
+    delayMs: 0,
     async start() {
       server = new SMTPServer({
         authOptional: true,
@@ -41,7 +44,7 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
           simpleParser(stream).then(
             (mail) => {
               receiver.received.push(mail);
-              callback();
+              setTimeout(callback, receiver.delayMs);
             },
             (error: Error) => callback(error),
           );
