@@ -151,6 +151,17 @@ export async function failInterruptedMessages(db: Knex): Promise<number> {
     .update({ status: 'failed', last_error: 'interrupted while sending (the process stopped); not sent again, so nobody gets it twice', updated_at: db.fn.now() });
 }
 
+/** Whether some message waits on a retry (the SMTP server failed it) with nothing due now. */
+export async function messagesWaitOnRetry(db: Knex): Promise<boolean> {
+  const row = await db('mail_messages').where({ status: 'queued' }).andWhere('attempts', '>', 0).andWhere('next_attempt_at', '>', db.fn.now()).first('message_id');
+  return row !== undefined;
+}
+
+/** The SMTP server is back: every message waiting (on a retry, or behind one) is due now. The order rule still holds. */
+export async function wakeWaitingMessages(db: Executor): Promise<number> {
+  return db('mail_messages').where({ status: 'queued' }).andWhere('next_attempt_at', '>', db.fn.now()).update({ next_attempt_at: db.fn.now() });
+}
+
 /** How one attempt went. */
 export type MailOutcome =
   | { kind: 'sent'; subject: string }
@@ -184,10 +195,7 @@ export async function recordMailOutcomes(db: Knex, attempts: Array<{ message: Du
           WHERE m.brand_id = s.brand_id AND m.message_id = s.message_id AND m.status = 'sending' AND m.attempts = s.attempts`,
         [JSON.stringify(sent)],
       );
-      if (sent.some(({ attempts: count }) => count > 1)) {
-        // The server is back: whatever waits on a retry (and the messages behind it) is due now.
-        await trx('mail_messages').where({ status: 'queued' }).andWhere('next_attempt_at', '>', trx.fn.now()).update({ next_attempt_at: trx.fn.now() });
-      }
+      if (sent.some(({ attempts: count }) => count > 1)) await wakeWaitingMessages(trx);
     }
     for (const { message, outcome } of others) await recordUnsent(trx, message, outcome);
   });

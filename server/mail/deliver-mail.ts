@@ -2,7 +2,9 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { findBrands } from '../../core/brands/brand';
 import { startPollingWorker, type PollingWorker } from '../../core/jobs/polling-worker';
-import { type DueMessage, type MailOutcome, failInterruptedMessages, recordMailOutcomes, takeDueMessages } from '../../core/mail/mail-messages';
+import {
+  type DueMessage, type MailOutcome, failInterruptedMessages, messagesWaitOnRetry, recordMailOutcomes, takeDueMessages, wakeWaitingMessages,
+} from '../../core/mail/mail-messages';
 import { mailRetryDelaySeconds } from '../../core/mail/mail-retry';
 import { advocatesOf, messageContent } from '../../core/mail/message-content';
 import { queueReengagement } from '../../core/mail/reengagement';
@@ -138,7 +140,10 @@ export async function deliverDueMail(deps: MailDeps, brandId?: string): Promise<
   if (interrupted > 0) deps.logger?.warn({ messages: interrupted }, 'mail interrupted while sending marked failed (see `referrals mail list --status failed`)');
   const leaseSeconds = Math.ceil((deps.settings.sendTimeoutMs * 3) / 1000) + 30;
   const due = await takeDueMessages(deps.db, { limit: PASS_SIZE, leaseSeconds, brandId });
-  if (due.length === 0) return 0;
+  if (due.length === 0) {
+    await wakeIfServerIsBack(deps);
+    return 0;
+  }
   const until = Date.now() + (leaseSeconds * 1000) / 2 - deps.settings.sendTimeoutMs;
   const context = await contextOf(deps.db, due);
   const attempts = (await Promise.all([...byAddress(due).values()].map((messages) => sendInOrder(deps, messages, context, until)))).flat();
@@ -149,6 +154,24 @@ export async function deliverDueMail(deps: MailDeps, brandId?: string): Promise<
     }
   }
   return due.length;
+}
+
+/** When each transport was last asked whether its server is back. */
+const probedAt = new WeakMap<MailTransport, number>();
+
+/**
+ * Nothing due, but messages wait on a retry (the server failed them): at most every 30 worker
+ * intervals (a minute by default) ask the server whether it answers again, and if it does make
+ * them all due. The end of an outage is noticed within a minute, not at the next retry (up to
+ * 30 minutes later).
+ */
+async function wakeIfServerIsBack(deps: MailDeps): Promise<void> {
+  const now = Date.now();
+  if (now - (probedAt.get(deps.transport) ?? 0) < deps.settings.workerIntervalMs * 30) return;
+  probedAt.set(deps.transport, now);
+  if (!(await messagesWaitOnRetry(deps.db)) || !(await deps.transport.verify())) return;
+  const woken = await wakeWaitingMessages(deps.db);
+  deps.logger?.info({ messages: woken }, 'the SMTP server answers again: waiting program emails are due now');
 }
 
 /** How often a process looks for advocates to re-engage (the job is idempotent per period). */

@@ -9,6 +9,8 @@ export interface MailTransport {
   /** Resolves once the message is handed over; rejects with nodemailer's error (its `responseCode` tells 4xx from 5xx). */
   send(message: SendMailOptions & { fileName: string }): Promise<void>;
   close(): void;
+  /** Whether the SMTP server answers now (connects, greets, authenticates); files: always. */
+  verify(): Promise<boolean>;
   /** For the start-up log line. */
   describe: string;
 }
@@ -30,6 +32,7 @@ function smtpTransport(settings: MailSettings & { smtpUrl: string }): MailTransp
       await transport.sendMail(message);
     },
     close: () => transport.close(),
+    verify: () => transport.verify().then(() => true, () => false),
     describe: `smtp ${hostname}:${port || 'default port'}`,
   };
 }
@@ -46,6 +49,7 @@ function fileTransport(folder: string, logger: Logger | undefined): MailTranspor
       logger?.info({ to: message.to, subject: message.subject, file }, 'mail written to a file (SMTP_URL is not set)');
     },
     close: () => undefined,
+    verify: async () => true,
     describe: `files in ${folder}`,
   };
 }

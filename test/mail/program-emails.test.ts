@@ -159,6 +159,29 @@ describe('program emails through a real SMTP server', () => {
     expect(orders).toHaveLength(3);
   });
 
+  it('notices within a probe interval that the SMTP server is back, instead of waiting out the retry (30 s here, up to 30 min in production)', async () => {
+    const brand = await givenBrand(t.db);
+    const advocate = await givenAdvocate(t.db, brand.brandId, { email: 'back@probe.example' });
+    const real = { ...settings(smtp.url), retryScale: 1 };
+    const probing = { ...deps, settings: real, transport: createMailTransport(real, '/nonexistent') };
+    await convert(brand, advocate.code);
+    await smtp.stop();
+    try {
+      await sendDue(brand.brandId, probing); // fails, then finds nothing due and probes the dead server
+    } finally {
+      await smtp.start();
+    }
+    const [waiting] = await messagesOf(brand.brandId);
+    expect([waiting.status, waiting.attempts]).toEqual(['queued', 1]);
+    expect(new Date(waiting.next_attempt_at).getTime()).toBeGreaterThan(Date.now() + 15_000);
+    await new Promise((resolve) => setTimeout(resolve, real.workerIntervalMs * 30 + 100));
+    await sendDue(brand.brandId, probing); // probes: the server answers, the message is due
+    await sendDue(brand.brandId, probing);
+    probing.transport.close();
+    expect((await messagesOf(brand.brandId)).map((row) => [row.status, row.attempts])).toEqual([['sent', 2]]);
+    expect(receivedBy('back@probe.example')).toHaveLength(1);
+  });
+
   it('fails a message the server refuses for good (550 on the recipient) with its reason, and writes nothing more to that address', async () => {
     const brand = await givenBrand(t.db);
     const gone = await givenAdvocate(t.db, brand.brandId, { email: 'gone@bounce.example' });
