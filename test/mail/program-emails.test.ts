@@ -246,7 +246,9 @@ describe('program emails through a real SMTP server', () => {
     const slow = await givenAdvocate(t.db, brand.brandId, { email: 'slow@stop.example' });
     for (let index = 0; index < 5; index += 1) await convert(brand, slow.code);
     smtp.delayMs = 300;
-    const worker = startMailWorker({ ...deps, transport: createMailTransport(settings(smtp.url), '/nonexistent'), logger: pino({ level: 'silent' }) });
+    // A generous timeout: a loaded machine must not turn the slow answer into a retry.
+    const patient = { ...settings(smtp.url), sendTimeoutMs: 20_000 };
+    const worker = startMailWorker({ ...deps, settings: patient, transport: createMailTransport(patient, '/nonexistent'), logger: pino({ level: 'silent' }) });
     try {
       await smtp.waitFor(smtp.received.length + 1);
       await worker.stop();
