@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { ParsedMail } from 'mailparser';
 import { enrollAdvocate } from '../../core/advocates/enroll-advocate';
 import { updateBrand } from '../../core/brands/brand';
+import { redactCustomer } from '../../core/customers/redact-customer';
 import { queueReengagement } from '../../core/mail/reengagement';
 import { runCli } from '../../server/cli/run-cli';
 import pino from 'pino';
@@ -100,6 +101,18 @@ describe('program emails through a real SMTP server', () => {
     expect((await messagesOf(brand.brandId)).map((row) => row.status)).toEqual(['sent']);
     expect((await messagesOf(other.brandId)).map((row) => row.status)).toEqual(['sent']);
     expect(receivedBy('bob@unsub.example')).toHaveLength(2);
+  });
+
+  it('an erasure request deletes the messages written to that address and keeps its unsubscribe', async () => {
+    const brand = await givenBrand(t.db);
+    const gone = await givenAdvocate(t.db, brand.brandId, { email: 'erase@privacy.example' });
+    await convert(brand, gone.code);
+    await sendDue(brand.brandId);
+    const link = new URL(unsubscribeLink(receivedBy('erase@privacy.example')[0]!));
+    expect((await t.http.post(link.pathname)).status).toBe(200);
+    await t.db.transaction((trx) => redactCustomer(trx, brand.brandId, { email: 'erase@privacy.example', order_ids: [] }));
+    expect(await messagesOf(brand.brandId)).toHaveLength(0);
+    expect(await t.db('mail_suppressions').where({ brand_id: brand.brandId }).pluck('reason')).toEqual(['unsubscribed']);
   });
 
   it('refuses an unsubscribe link that was altered or made for another address', async () => {
