@@ -1,15 +1,21 @@
 import { parse } from 'csv-parse/sync';
-import { stringify } from 'csv-stringify/sync';
+import { currencyExponent } from '../../core/currency';
+import { decimalFromMinor, toMinor } from '../../core/money';
 import type { PaidRow, PayoutLine } from '../../core/payouts/payouts';
+import { spreadsheetCsv } from '../spreadsheet-csv';
 import { CliError } from './cli-error';
 
 /** The payouts file's columns, in order (docs/reward-lifecycle.md "Payouts CSV"). */
 export const PAYOUT_COLUMNS = ['payout_id', 'advocate_id', 'email', 'code', 'currency', 'amount'] as const;
 
+/** The payouts file: safe to open in a spreadsheet, amounts with their currency's decimals (JPY 0, KWD 3). */
 export function payoutsCsv(lines: PayoutLine[]): string {
-  return stringify(
-    lines.map((line) => ({ ...line, amount: line.amount.toFixed(2) })),
-    { header: true, columns: [...PAYOUT_COLUMNS] },
+  return spreadsheetCsv(
+    lines.map((line) => {
+      const exponent = currencyExponent(line.currency);
+      return { ...line, amount: decimalFromMinor(toMinor(line.amount, exponent), exponent) };
+    }),
+    PAYOUT_COLUMNS,
   );
 }
 

@@ -322,6 +322,13 @@ describe('what the dashboard shows', () => {
       'advocate_id,first_name,last_name,email,codes,conversions,revenue,balance,pending,currency\r\n' +
         `${formula.advocateId},"'=HYPERLINK(""http://evil"")",,f@example.com,FORMULA1,0,0,0,0,USD\r\n`,
     );
+    // A bare line feed in a name stays inside its quoted cell: it never starts a row with `=2+3`.
+    const broken = await givenAdvocate(t.db, brand.brandId, { first_name: 'Bob\n=2+3', email: 'lf@example.com', code: 'LINEFEED1' });
+    const quoted = await agent.get('/dashboard/advocates?format=csv&q=linefeed1');
+    expect(quoted.text).toBe(
+      'advocate_id,first_name,last_name,email,codes,conversions,revenue,balance,pending,currency\r\n' +
+        `${broken.advocateId},"Bob\n=2+3",,lf@example.com,LINEFEED1,0,0,0,0,USD\r\n`,
+    );
   });
 
   it('answers bad query parameters with 400 naming the field, never 500', async () => {

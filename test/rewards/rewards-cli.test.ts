@@ -121,7 +121,7 @@ describe('referrals payouts', () => {
     const csv = await cli('payouts', 'export', '--brand', brand.brandId, '--min', '25.00', '--csv');
     expect(csv.code).toBe(0);
     expect(csv.stdout).toBe(
-      'payout_id,advocate_id,email,code,currency,amount\n' + `P-${ann.advocateId}-${annEntry!.last},${ann.advocateId},${ann.email},${ann.code},EUR,30.00\n`,
+      'payout_id,advocate_id,email,code,currency,amount\r\n' + `P-${ann.advocateId}-${annEntry!.last},${ann.advocateId},${ann.email},${ann.code},EUR,30.00\r\n`,
     );
     const all = await json('payouts', 'export', '--brand', brand.brandId);
     expect(all.payouts.map((line: { advocate_id: number; amount: number }) => [line.advocate_id, line.amount])).toEqual([

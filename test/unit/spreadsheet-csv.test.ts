@@ -1,0 +1,36 @@
+import { parse } from 'csv-parse/sync';
+import { payoutsCsv } from '../../server/cli/payouts-csv';
+import { spreadsheetCsv } from '../../server/spreadsheet-csv';
+
+/** What people type that a spreadsheet would run, or that would break a row in two. */
+const HOSTILE = ['=2+3', '+2+3', '-2+3', '@SUM(A1)', '\t=2+3', '\r=2+3', 'Bob\n=2+3', 'Bob\r=2+3', 'Bob\r\n=2+3', '＝2+3', '＋2+3', '－2+3', '＠SUM(A1)'];
+
+/** Whether a cell, as a spreadsheet reads it, would be taken as a formula. */
+const formula = (cell: string) => /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/.test(cell);
+
+describe('every CSV we write is safe to open in a spreadsheet', () => {
+  it('keeps each hostile name in its own cell, on its own row, never as a formula', () => {
+    const csv = spreadsheetCsv(HOSTILE.map((name, index) => [index, name]), ['id', 'name']);
+    // Read as a spreadsheet does: a CR, an LF or both end a row (outside quotes).
+    const rows = parse(csv, { record_delimiter: ['\r\n', '\n', '\r'] }) as string[][];
+    expect(rows).toHaveLength(HOSTILE.length + 1); // no name started a row of its own
+    for (const [index, name] of HOSTILE.entries()) {
+      const [id, cell] = rows[index + 1]!;
+      // A cell that would run is prefixed with a quote; a line break inside a name stays inside its quoted cell.
+      expect([name, id, formula(cell!), cell]).toEqual([name, String(index), false, formula(name) ? `'${name}` : name]);
+    }
+  });
+
+  it('writes the payouts file the same way, with each currency\'s decimals', () => {
+    const csv = payoutsCsv([
+      { payout_id: 'P-1-9', advocate_id: 1, email: '=cmd@example.com', code: 'Bob\n=2+3', currency: 'KWD', amount: 1.234 },
+      { payout_id: 'P-2-9', advocate_id: 2, email: 'b@example.com', code: 'B', currency: 'JPY', amount: 1500 },
+    ]);
+    const rows = parse(csv, { columns: true, record_delimiter: ['\r\n', '\n', '\r'] }) as Array<Record<string, string>>;
+    expect(rows.map((row) => [row.email, row.code, row.amount])).toEqual([
+      ["'=cmd@example.com", 'Bob\n=2+3', '1.234'],
+      ['b@example.com', 'B', '1500'],
+    ]);
+    expect(csv.startsWith('payout_id,advocate_id,email,code,currency,amount\r\n')).toBe(true);
+  });
+});
