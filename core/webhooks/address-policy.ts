@@ -6,11 +6,28 @@ import { Invalid } from '../errors';
  * private ones (WEBHOOK_ALLOW_PRIVATE=true, local development). ipaddr.js classifies: everything
  * it does not call `unicast` (private, loopback, link-local, unique-local, unspecified, multicast,
  * broadcast, carrier-grade NAT, reserved, and IPv6 forms that embed an IPv4 address) is refused;
- * an IPv4-mapped IPv6 address is judged as the IPv4 address it maps.
+ * an IPv4-mapped IPv6 address is judged as the IPv4 address it maps. IPv4-compatible addresses
+ * (::/96, deprecated by RFC 4291, and another spelling of an IPv4 address such as ::127.0.0.1,
+ * which ipaddr.js calls unicast) are refused too.
  */
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
+
+function canonicalIpv6(address: string): string | null {
+  try {
+    return new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  } catch {
+    return null;
+  }
+}
+
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  return ipaddr.process(address).range() === 'unicast';
+  // IPv6 as the URL parser (and the connection) spells it: ipaddr.js reads `::8.8.8.8` as `::ffff:8.8.8.8`.
+  const canonical = address.includes(':') ? canonicalIpv6(address) : address;
+  if (canonical === null) return false; // a zone id (fe80::1%eth0): link-local anyway
+  const parsed = ipaddr.parse(canonical);
+  if (parsed.kind() === 'ipv6' && parsed.match(IPV4_COMPATIBLE)) return false;
+  return ipaddr.process(canonical).range() === 'unicast';
 }
 
 /** The host of a URL as an IP address when it is a literal one (IPv6 without its brackets), else null. */

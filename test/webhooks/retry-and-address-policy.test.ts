@@ -19,7 +19,9 @@ describe('the webhook retry schedule', () => {
 
 describe('where a webhook may be sent', () => {
   it.each(['10.0.0.1', '172.16.5.4', '192.168.0.1', '127.0.0.1', '169.254.169.254', '0.0.0.0', '100.64.0.1', '224.0.0.1', '255.255.255.255',
-    '::1', '::', 'fe80::1', 'fc00::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '2002:7f00:1::1', 'not-an-ip'])('refuses %s', (address) => {
+    '::1', '::', 'fe80::1', 'fc00::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '2002:7f00:1::1', 'not-an-ip',
+    // IPv4-compatible (::/96): deprecated, and another spelling of an IPv4 address, public or not.
+    '::127.0.0.1', '::7f00:1', '::10.0.0.1', '::8.8.8.8', 'fe80::1%eth0'])('refuses %s', (address) => {
     expect(isPublicAddress(address)).toBe(false);
   });
 
@@ -28,7 +30,7 @@ describe('where a webhook may be sent', () => {
   });
 
   it('checks literal addresses in URLs, in every spelling the URL parser normalizes', () => {
-    for (const url of ['http://127.1/', 'http://0x7f000001/', 'http://2130706433/', 'http://[::ffff:7f00:1]/', 'http://[0:0:0:0:0:0:0:1]/']) {
+    for (const url of ['http://127.1/', 'http://0x7f000001/', 'http://2130706433/', 'http://[::ffff:7f00:1]/', 'http://[0:0:0:0:0:0:0:1]/', 'http://[::127.0.0.1]/']) {
       expect(() => checkWebhookUrl(url, false)).toThrow(/^url points at a private, loopback or reserved address/);
       expect(checkWebhookUrl(url, true)).toBeInstanceOf(URL);
     }
