@@ -3,11 +3,17 @@ import { REVIEW_STATUSES } from '../../core/fraud/reviews';
 import { ACTIVITY_KINDS } from '../../core/reports/activity-feed';
 import { type Period, PERIOD_PRESETS, customPeriod, lastDays } from '../../core/reports/period';
 
+/** 2026-02-31 and 2026-13-01 are not days (an invalid Date has no ISO string: it threw, a 500). */
+function isCalendarDate(value: string): boolean {
+  const date = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
+}
+
 const day = (field: string) =>
   z
     .string()
     .regex(/^\d{4}-\d{2}-\d{2}$/, { error: `${field} must be a date like 2026-11-30` })
-    .refine((value) => new Date(`${value}T00:00:00Z`).toISOString().startsWith(value), { error: `${field} is not a calendar date` })
+    .refine(isCalendarDate, { error: `${field} is not a calendar date` })
     .optional();
 
 /** The query string every report page reads: the period, the page, the export format. */

@@ -340,6 +340,8 @@ describe('what the dashboard shows', () => {
       ['/dashboard?period=custom&from=2024-01-01&to=2026-01-01', 'at most 366 days'],
       ['/dashboard?period=12', 'period must be 7, 30, 90 or custom'],
       ['/dashboard?period=custom&from=2026-02-31&to=2026-03-01', 'from is not a calendar date'],
+      ['/dashboard?period=custom&from=2026-13-01&to=2026-12-31', 'from is not a calendar date'],
+      ['/dashboard?period=custom&from=2026-01-01&to=2026-00-10', 'to is not a calendar date'],
       ['/dashboard/advocates?page=abc', 'page must be a number'],
       ['/dashboard/advocates?page=0', 'page must be at least 1'],
       ['/dashboard/activity?kind=bogus', 'kind must be one of visit, claim, conversion, refund'],
