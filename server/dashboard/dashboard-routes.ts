@@ -8,6 +8,7 @@ import { activityPage, advocatePage, advocatesPage, overviewPage, productsPage }
 import { seeOther } from './form-actions';
 import { decideReviewForm, reviewsPage } from './review-pages';
 import { addEndpointForm, connectionsWithWebhooksPage, endpointForm, endpointPage } from './webhook-pages';
+import { requireSameOriginPost } from './same-origin-post';
 import { dashboardErrorPage, login, loginConfirmPage, rootPage, signInHelpPage } from './sign-in-pages';
 
 /** A posted form (application/x-www-form-urlencoded), read from the raw body. */
@@ -24,7 +25,10 @@ export function dashboardRoutes(connectors: readonly ConnectorParts[]): Router<A
   router.get('/', dashboardErrorPage, (ctx) => rootPage(ctx, connectors));
   router.get('/dashboard/sign-in', dashboardErrorPage, signInHelpPage);
   router.get('/dashboard/login', dashboardErrorPage, loginConfirmPage);
-  router.post('/dashboard/login', dashboardErrorPage, readRawBody, (ctx) => login(ctx, formOf(ctx)));
+  router.post('/dashboard/login', dashboardErrorPage, readRawBody, (ctx) => {
+    requireSameOriginPost(ctx); // login CSRF: another site's form would sign the victim into its brand
+    return login(ctx, formOf(ctx));
+  });
   router.post('/dashboard/logout', dashboardErrorPage, readRawBody, viewer, (ctx) => logout(ctx, formOf(ctx)));
   router.get('/dashboard', dashboardErrorPage, viewer, overviewPage);
   router.get('/dashboard/advocates', dashboardErrorPage, viewer, advocatesPage);

@@ -75,6 +75,21 @@ describe('signing in to the dashboard', () => {
     expect(posted.headers['set-cookie']![0]).toMatch(/; secure/i);
   });
 
+  it('refuses a sign-in posted from another site (login CSRF): the link stays unspent and no session opens', async () => {
+    const brand = await givenBrand(t.db);
+    const { url } = await signInLink(t.db, brand.brandId);
+    const form = { brand: brand.brandId, token: url.searchParams.get('token') };
+    for (const headers of [{ 'Sec-Fetch-Site': 'cross-site' }, { 'Sec-Fetch-Site': 'same-site' }, { Origin: 'https://attacker.example' }]) {
+      const refused = await t.http.post('/dashboard/login').set(headers).type('form').send(form);
+      expect([headers, refused.status, refused.text.includes('csrf_rejected')]).toEqual([headers, 403, true]);
+    }
+    expect(await t.db('dashboard_sessions').where({ brand_id: brand.brandId })).toHaveLength(0);
+    // The confirm page's own button: same origin.
+    const origin = `http://127.0.0.1`;
+    const signedIn = await t.http.post('/dashboard/login').set({ 'Sec-Fetch-Site': 'same-origin', Origin: origin, Host: '127.0.0.1' }).type('form').send(form);
+    expect(signedIn.status).toBe(303);
+  });
+
   it('refuses a used link with 403 and a page saying so; the second POST opens no second session', async () => {
     const brand = await givenBrand(t.db);
     const { url } = await signInLink(t.db, brand.brandId);
