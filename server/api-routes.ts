@@ -6,9 +6,11 @@ import { readRawBody } from './middleware/json-body';
 import { rateLimit } from './middleware/rate-limit';
 import { requirePlan } from './middleware/require-plan';
 import { verifyAlSignature } from './middleware/verify-al-signature';
+import { advocateRoutes } from './routes/advocates';
 import { checkEligibilityRoute } from './routes/check-eligibility';
 import { convert } from './routes/convert';
 import { emailRoutes } from './routes/emails';
+import { programSettingsRoutes } from './routes/program-settings';
 import { advocateBalanceRoute, approveRewardRoute, getRewardRoute, listRewardsRoute, voidRewardRoute } from './routes/rewards';
 import { approveReviewRoute, listReviewsRoute, rejectReviewRoute } from './routes/reviews';
 import { trackClaim } from './routes/track-claim';
@@ -39,5 +41,7 @@ export function apiRoutes(): Router<AppState, AppContext> {
   router.post('/reviews/:id/reject', rateLimit('review'), readRawBody, authenticateApiKey, allPlans, rejectReviewRoute);
   webhookEndpointRoutes(router, readRawBody, authenticateApiKey, allPlans);
   emailRoutes(router, readRawBody, authenticateApiKey, allPlans);
+  advocateRoutes(router, readRawBody, authenticateApiKey, allPlans);
+  programSettingsRoutes(router, readRawBody, authenticateApiKey, allPlans);
   return router;
 }

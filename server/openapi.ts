@@ -13,6 +13,8 @@ import { visitRequestSchema } from './schemas/visit-request';
 import { deliveryQuerySchema, webhookEndpointRequestSchema } from './schemas/webhook-endpoint-request';
 import { mailListQuerySchema, templatePatchSchema, templateTextSchema } from './schemas/mail-request';
 import { MAIL_TEMPLATES } from '../core/mail/mail-templates';
+import { createAdvocateSchema, listAdvocatesQuerySchema } from './schemas/advocate-request';
+import { brandPatchSchema, createApiKeySchema, markPaidSchema, payoutsQuerySchema } from './schemas/program-request';
 
 /** The request body as JSON Schema, derived from the zod schema that parses it (never hand-written). */
 function body(schema: z.ZodType) {
@@ -121,6 +123,29 @@ function emailPaths() {
   };
 }
 
+/** The merchant's program over REST: advocates, settings, payouts and keys (issue 29). */
+function programPaths() {
+  const advocateId = parameters(advocatePathSchema, 'path');
+  return {
+    '/api/v1/advocates': {
+      ...post('Enrol an advocate: 201 with their code and share_link; the welcome email is queued; 409 (with advocate_id) when the email is taken', body(createAdvocateSchema), { '201': envelope }),
+      get: operation('The brand\'s advocates in the order they joined; q searches email, name or code; has_more and next_cursor page', { '200': envelope }, parameters(listAdvocatesQuerySchema, 'query')),
+    },
+    '/api/v1/advocates/{id}': { get: operation('One advocate, with codes and share_link', { '200': envelope }, advocateId) },
+    '/api/v1/brand': {
+      get: operation('The brand and its program settings', { '200': envelope }),
+      patch: { ...operation('Change program settings (not the plan or currency); a bad value is a 400 naming it', { '200': envelope }), requestBody: body(brandPatchSchema) },
+    },
+    '/api/v1/payouts': { get: operation('What each advocate may be paid now: payout_id, advocate_id, email, code, currency, amount; count and total', { '200': envelope }, parameters(payoutsQuerySchema, 'query')) },
+    '/api/v1/payouts/mark-paid': post('Record paid payouts: all or none; a payout_id already recorded is skipped (a retry changes nothing)', body(markPaidSchema), { '200': envelope }),
+    '/api/v1/api-keys': {
+      ...post('Create an API key: 201 with `api_key`, shown this once', body(createApiKeySchema), { '201': envelope }),
+      get: operation('The brand\'s keys (prefix, label, revoked) — never the key', { '200': envelope }),
+    },
+    '/api/v1/api-keys/{id}': { delete: operation('Revoke a key at once', { '200': envelope }, [pathId('Key id (key_id)')]) },
+  };
+}
+
 let built: ReturnType<typeof buildOpenApiDocument> | undefined;
 
 /**
@@ -184,6 +209,7 @@ function buildOpenApiDocument() {
       '/api/v1/rewards/{id}/void': transition('Void a reward with a reason (all plans); 409 when paid out or already voided', voidRewardSchema),
       ...webhookPaths(),
       ...emailPaths(),
+      ...programPaths(),
       '/api/v1/convert': post('Simplified claim from a signed webhook', body(convertRequestSchema), { '201': envelope, '409': { description: 'Duplicate, with claim_id' } }, [{ brandId: [], signature: [] }]),
       '/api/v1/reviews': {
         get: { summary: 'Conversions held for fraud review, oldest first', security: apiKey, parameters: parameters(reviewListQuerySchema, 'query'), responses: { ...errors, '200': { description: '`{reviews, next_after}`' } } },

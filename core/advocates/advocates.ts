@@ -116,6 +116,22 @@ export async function listAdvocates(db: Executor, brandId: string): Promise<Advo
   );
 }
 
+/** Several advocates with their codes, in two statements, in the order of `advocateIds` (absent ids are left out). */
+export async function advocatesByIds(db: Executor, brandId: string, advocateIds: number[]): Promise<Advocate[]> {
+  if (advocateIds.length === 0) return [];
+  const rows: AdvocateRow[] = await db('advocates').where({ brand_id: brandId }).whereIn('advocate_id', advocateIds);
+  const codes: Array<{ advocate_id: string; code: string }> = await db('referral_codes')
+    .select('advocate_id', 'code')
+    .where({ brand_id: brandId })
+    .whereIn('advocate_id', advocateIds)
+    .orderBy('created_at');
+  const byId = new Map(rows.map((row) => [Number(row.advocate_id), row]));
+  return advocateIds.flatMap((id) => {
+    const row = byId.get(id);
+    return row ? [toAdvocate(row, codes.filter((code) => Number(code.advocate_id) === id).map((code) => code.code))] : [];
+  });
+}
+
 export async function getAdvocate(db: Executor, brandId: string, advocateId: number): Promise<Advocate> {
   const row: AdvocateRow | undefined = await db('advocates').where({ brand_id: brandId, advocate_id: advocateId }).first();
   if (!row) throw new NotFound(`advocate ${advocateId} not found`);

@@ -8,7 +8,7 @@ import { mailListQuerySchema, parseTemplateName, parseTemplatePatch, parseTempla
 
 const templateOf = (ctx: Ctx) => parseTemplateName(String((ctx as Ctx & { params: Record<string, string> }).params.template));
 /** Who changed a template, as its record says. */
-const updatedBy = (ctx: Ctx) => `api key ${ctx.state.apiKeyId ?? 'unknown'}`;
+const updatedBy = (ctx: Ctx) => `api_key:${ctx.state.apiKeyId}`;
 const ok = (ctx: Ctx, data: unknown) => {
   ctx.body = { success: true, data };
 };

@@ -3,7 +3,7 @@ import { REWARD_STATUSES } from '../../core/rewards/reward-status';
 import { requiredText, text } from './fields';
 
 /** A positive integer sent in a path or query string (where everything is text). */
-const idText = (what: string) =>
+export const idText = (what: string) =>
   z
     .string()
     .regex(/^[1-9]\d{0,15}$/, { error: `must be a positive integer ${what}` })

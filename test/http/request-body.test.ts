@@ -58,11 +58,18 @@ describe('GET /api/v1/openapi.json', () => {
     const response = await t.http.get('/api/v1/openapi.json');
     expect(response.status).toBe(200);
     expect(Object.keys(response.body.paths).sort()).toEqual([
+      '/api/v1/advocates',
+      '/api/v1/advocates/{id}',
       '/api/v1/advocates/{id}/balance',
+      '/api/v1/api-keys',
+      '/api/v1/api-keys/{id}',
+      '/api/v1/brand',
       '/api/v1/convert',
       '/api/v1/email-templates',
       '/api/v1/email-templates/{template}',
       '/api/v1/emails',
+      '/api/v1/payouts',
+      '/api/v1/payouts/mark-paid',
       '/api/v1/reviews',
       '/api/v1/reviews/{id}/approve',
       '/api/v1/reviews/{id}/reject',

@@ -415,7 +415,7 @@ describe('templates, previews and the list of emails', () => {
     expect([refused.status, refused.body.error]).toEqual([400, expect.stringContaining('unknown placeholder {{firstname}}')]);
     const saved = await t.http.put('/api/v1/email-templates/reward_earned').set(brand.headers).send({ subject: '{{first_name}}, {{amount}} for you', body: 'Thanks!\n\n{{held_until}}' });
     expect(saved.status).toBe(200);
-    expect(saved.body.data).toMatchObject({ template: 'reward_earned', custom: true, enabled: true, updated_by: `api key ${brand.keyId}` });
+    expect(saved.body.data).toMatchObject({ template: 'reward_earned', custom: true, enabled: true, updated_by: `api_key:${brand.keyId}` });
     const advocate = await givenAdvocate(t.db, brand.brandId, { first_name: 'Kai', email: 'kai@custom.example' });
     await convert(brand, advocate.code);
     await sendDue(brand.brandId);

@@ -1,0 +1,39 @@
+import type Router from '@koa/router';
+import { advocateView, listAdvocatePage } from '../../core/advocates/advocate-page';
+import { getAdvocate } from '../../core/advocates/advocates';
+import { enrollAdvocate } from '../../core/advocates/enroll-advocate';
+import { inTransaction } from '../../core/db/transaction';
+import type { AppContext, AppState, Ctx, Middleware } from '../app-context';
+import { parseJsonObject } from '../middleware/json-body';
+import { createAdvocateSchema, listAdvocatesQuerySchema } from '../schemas/advocate-request';
+import { advocatePathSchema } from '../schemas/reward-request';
+
+const idOf = (ctx: Ctx) => advocatePathSchema.parse((ctx as Ctx & { params: Record<string, string> }).params).id;
+
+/** POST /advocates: 201 with the advocate, their code and share link; the welcome email is queued with it. A taken email is a 409 naming the advocate. */
+const create: Middleware = async (ctx) => {
+  const input = createAdvocateSchema.parse(parseJsonObject(ctx.state.rawBody));
+  const brand = ctx.state.brand!;
+  const advocate = await inTransaction(ctx.app.context.deps.db, (trx) => enrollAdvocate(trx, brand.brand_id, input));
+  ctx.status = 201;
+  ctx.body = { success: true, data: advocateView(brand, advocate) };
+};
+
+/** GET /advocates?q=&limit=&cursor=: in the order they joined. */
+const list: Middleware = async (ctx) => {
+  const query = listAdvocatesQuerySchema.parse(ctx.query);
+  const page = await listAdvocatePage(ctx.app.context.deps.db, ctx.state.brand!, { ...query, limit: query.limit ?? 50 });
+  ctx.body = { success: true, data: page.advocates, has_more: page.has_more, next_cursor: page.next_cursor };
+};
+
+const show: Middleware = async (ctx) => {
+  const brand = ctx.state.brand!;
+  ctx.body = { success: true, data: advocateView(brand, await getAdvocate(ctx.app.context.deps.db, brand.brand_id, idOf(ctx))) };
+};
+
+/** The advocates routes of /api/v1 (merchant self-service over REST), each after `guard` (body, API key, plan). */
+export function advocateRoutes(router: Router<AppState, AppContext>, ...guard: Middleware[]): void {
+  router.post('/advocates', ...guard, create);
+  router.get('/advocates', ...guard, list);
+  router.get('/advocates/:id', ...guard, show);
+}

@@ -1,0 +1,108 @@
+import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
+import { type TestApp, startTestApp } from '../helpers/test-app';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+
+describe('advocates over REST', () => {
+  it('enrols an advocate: 201 with their code and share link, and the welcome email queued; a taken email is a 409 naming them', async () => {
+    const brand = await givenBrand(t.db, { store_url: 'https://rest.example' });
+    const created = await t.http.post('/api/v1/advocates').set(brand.headers).send({ email: 'Zoe@Rest.example', first_name: 'Zoë', code: 'ZOE10' });
+    expect(created.status).toBe(201);
+    expect(created.body.data).toMatchObject({ email: 'Zoe@Rest.example', first_name: 'Zoë', referral_codes: ['ZOE10'], share_link: 'https://rest.example/?ref=ZOE10' });
+    expect(await t.db('mail_messages').where({ brand_id: brand.brandId }).pluck('template')).toEqual(['advocate_welcome']);
+    const again = await t.http.post('/api/v1/advocates').set(brand.headers).send({ email: 'zoe@rest.example', first_name: 'Z' });
+    expect([again.status, again.body.advocate_id]).toEqual([409, created.body.data.advocate_id]);
+  });
+
+  it('refuses bad input with a 400 naming the field, writing nothing', async () => {
+    const brand = await givenBrand(t.db);
+    const cases: Array<[Record<string, unknown>, RegExp]> = [
+      [{ first_name: 'A' }, /^email/],
+      [{ email: 'a@example', first_name: 'A' }, /^email/],
+      [{ email: 'a@example.com' }, /^first_name/],
+      [{ email: 'a@example.com', first_name: 'A', code: 'no spaces' }, /^code/],
+      [{ email: 'a@example.com', first_name: 7 }, /^first_name/],
+    ];
+    for (const [body, error] of cases) {
+      const refused = await t.http.post('/api/v1/advocates').set(brand.headers).send(body);
+      expect([body, refused.status, refused.body.error]).toEqual([body, 400, expect.stringMatching(error)]);
+    }
+    expect(await t.db('advocates').where({ brand_id: brand.brandId })).toHaveLength(0);
+  });
+
+  it('lists a brand\'s advocates a page at a time, searches by email, name or code, and shows one; another brand\'s stay hidden', async () => {
+    const brand = await givenBrand(t.db);
+    const other = await givenBrand(t.db);
+    const ids = [];
+    for (const index of [1, 2, 3]) ids.push((await givenAdvocate(t.db, brand.brandId, { email: `p${index}@page.example`, first_name: `Page${index}`, code: `PAGE${index}` })).advocateId);
+    const hidden = await givenAdvocate(t.db, other.brandId, { email: 'p9@page.example' });
+    const first = await t.http.get('/api/v1/advocates?limit=2').set(brand.headers);
+    expect([first.body.data.map((row: { advocate_id: number }) => row.advocate_id), first.body.has_more]).toEqual([ids.slice(0, 2), true]);
+    const second = await t.http.get(`/api/v1/advocates?limit=2&cursor=${first.body.next_cursor}`).set(brand.headers);
+    expect([second.body.data.map((row: { advocate_id: number }) => row.advocate_id), second.body.has_more, second.body.next_cursor]).toEqual([ids.slice(2), false, null]);
+    for (const q of ['p2@page', 'page2', 'PAGE2']) {
+      const found = await t.http.get(`/api/v1/advocates?q=${q}`).set(brand.headers);
+      expect([q, found.body.data.map((row: { advocate_id: number }) => row.advocate_id)]).toEqual([q, [ids[1]]]);
+    }
+    expect((await t.http.get(`/api/v1/advocates/${ids[0]}`).set(brand.headers)).body.data.referral_codes).toEqual(['PAGE1']);
+    expect((await t.http.get(`/api/v1/advocates/${hidden.advocateId}`).set(brand.headers)).status).toBe(404);
+    expect((await t.http.get('/api/v1/advocates?limit=500').set(brand.headers)).body.error).toMatch(/^limit/);
+  });
+});
+
+describe('the program\'s settings over REST', () => {
+  it('shows and changes the brand\'s settings; a bad value is a 400 naming it and changes nothing', async () => {
+    const brand = await givenBrand(t.db, { referee_discount_type: 'percentage', referee_discount_value: 10 });
+    const changed = await t.http.patch('/api/v1/brand').set(brand.headers).send({ referee_discount_value: 15, referee_min_purchase: 50, language: 'de' });
+    expect(changed.status).toBe(200);
+    expect(changed.body.data).toMatchObject({ referee_discount_value: 15, referee_min_purchase: 50, language: 'de' });
+    expect((await t.http.get('/api/v1/brand').set(brand.headers)).body.data).toMatchObject({ referee_discount_value: 15, language: 'de' });
+    const cases: Array<[Record<string, unknown>, RegExp]> = [
+      [{ referee_discount_value: 150 }, /^referee_discount_value is a percentage/],
+      [{ store_url: 'http://plain.example' }, /^store_url/],
+      [{ plan: 'premier' }, /plan/],
+      [{ attribution_window_days: 0 }, /^attribution_window_days/],
+      [{}, /name at least one setting/],
+    ];
+    for (const [body, error] of cases) {
+      const refused = await t.http.patch('/api/v1/brand').set(brand.headers).send(body);
+      expect([body, refused.status, refused.body.error]).toEqual([body, 400, expect.stringMatching(error)]);
+    }
+    expect((await t.http.get('/api/v1/brand').set(brand.headers)).body.data).toMatchObject({ plan: 'growth', referee_discount_value: 15 });
+  });
+
+  it('lists what each advocate may be paid and records a payout once per payout id, with their email', async () => {
+    const brand = await givenBrand(t.db, { reward_hold_days: 0, reward_value: 20 });
+    const advocate = await givenAdvocate(t.db, brand.brandId);
+    await t.http.post('/api/v1/track/conversion').set(brand.headers).send({ email: 'buyer@payout.example', order_id: uniqueOrderId(), order_value: 100, referral_code: advocate.code });
+    const payable = await t.http.get('/api/v1/payouts').set(brand.headers);
+    expect(payable.body.data).toMatchObject({ count: 1, total: 20, currency: 'USD' });
+    const [line] = payable.body.data.payouts;
+    const paid = { payouts: [{ payout_id: line.payout_id, advocate_id: line.advocate_id, amount: line.amount }] };
+    expect((await t.http.post('/api/v1/payouts/mark-paid').set(brand.headers).send(paid)).body.data).toMatchObject({ recorded: 1, already_recorded: 0 });
+    expect((await t.http.post('/api/v1/payouts/mark-paid').set(brand.headers).send(paid)).body.data).toMatchObject({ recorded: 0, already_recorded: 1 });
+    expect((await t.http.get('/api/v1/payouts').set(brand.headers)).body.data.count).toBe(0);
+    const tooMuch = await t.http.post('/api/v1/payouts/mark-paid').set(brand.headers).send({ payouts: [{ payout_id: 'X-1', advocate_id: line.advocate_id, amount: 5 }] });
+    expect([tooMuch.status, tooMuch.body.error]).toEqual([400, expect.stringMatching(/^row 1 \(payout_id X-1\): amount 5.00 exceeds/)]);
+    expect((await t.http.post('/api/v1/payouts/mark-paid').set(brand.headers).send({ payouts: [] })).body.error).toMatch(/^payouts/);
+    expect(await t.db('mail_messages').where({ brand_id: brand.brandId, template: 'reward_paid' })).toHaveLength(1);
+  });
+
+  it('creates an API key (shown once), lists keys without it, and revokes one at once', async () => {
+    const brand = await givenBrand(t.db);
+    const created = await t.http.post('/api/v1/api-keys').set(brand.headers).send({ label: 'storefront backend' });
+    expect(created.status).toBe(201);
+    const { api_key: key, key_id: keyId } = created.body.data;
+    const headers = { 'X-API-Key': key, 'X-Brand-ID': brand.brandId };
+    expect((await t.http.get('/api/v1/brand').set(headers)).status).toBe(200);
+    const listed = await t.http.get('/api/v1/api-keys').set(brand.headers);
+    expect(listed.body.data.map((row: { label: string }) => row.label)).toEqual(['test', 'storefront backend']);
+    expect(JSON.stringify(listed.body)).not.toContain(key);
+    expect((await t.http.delete(`/api/v1/api-keys/${keyId}`).set(brand.headers)).status).toBe(200);
+    expect((await t.http.get('/api/v1/brand').set(headers)).status).toBe(401);
+    expect((await t.http.delete('/api/v1/api-keys/not-a-key').set(brand.headers)).status).toBe(404);
+  });
+});
