@@ -3,15 +3,13 @@ import { listMailMessages } from '../../core/mail/mail-messages';
 import { inTransaction } from '../../core/db/transaction';
 import { changeTemplate, listTemplates, resetTemplate, saveTemplate } from '../../core/mail/template-texts';
 import type { AppContext, AppState, Ctx, Middleware } from '../app-context';
+import { answer as ok } from './answer';
 import { parseJsonObject } from '../middleware/json-body';
 import { mailListQuerySchema, parseTemplateName, parseTemplatePatch, parseTemplateText } from '../schemas/mail-request';
 
 const templateOf = (ctx: Ctx) => parseTemplateName(String((ctx as Ctx & { params: Record<string, string> }).params.template));
 /** Who changed a template, as its record says. */
 const updatedBy = (ctx: Ctx) => `api_key:${ctx.state.apiKeyId}`;
-const ok = (ctx: Ctx, data: unknown) => {
-  ctx.body = { success: true, data };
-};
 
 /** GET /emails: the brand's program emails, newest first, with how their sending went. */
 const list: Middleware = async (ctx) => ok(ctx, await listMailMessages(ctx.app.context.deps.db, ctx.state.brand!.brand_id, mailListQuerySchema.parse(ctx.query)));

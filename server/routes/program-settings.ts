@@ -7,16 +7,13 @@ import { NotFound } from '../../core/errors';
 import { amountFromMinor, toMinor } from '../../core/money';
 import { markPaid, payoutCandidates } from '../../core/payouts/payouts';
 import type { AppContext, AppState, Ctx, Middleware } from '../app-context';
+import { answer as ok } from './answer';
 import { UUID_PATTERN } from '../middleware/authenticate-api-key';
 import { parseJsonObject } from '../middleware/json-body';
 import { brandPatchSchema, createApiKeySchema, markPaidSchema, payoutsQuerySchema, percentagesWithin } from '../schemas/program-request';
 
 /** Who changed something through the API: the key, never the key itself. */
 const actorOf = (ctx: Ctx) => `api_key:${ctx.state.apiKeyId}`;
-const ok = (ctx: Ctx, data: unknown, status = 200) => {
-  ctx.status = status;
-  ctx.body = { success: true, data };
-};
 const bodyOf = (ctx: Ctx) => (ctx.state.rawBody && ctx.state.rawBody.length > 0 ? parseJsonObject(ctx.state.rawBody) : {});
 
 /** GET /brand: the brand and its program settings. */

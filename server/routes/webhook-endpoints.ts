@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import { listWebhookDeliveries, replayWebhookDelivery } from '../../core/webhooks/deliveries';
 import { createWebhookEndpoint, enableWebhookEndpoint, getWebhookEndpoint, listWebhookEndpoints, removeWebhookEndpoint } from '../../core/webhooks/endpoints';
 import type { AppContext, AppState, Ctx, Middleware } from '../app-context';
+import { answer as ok } from './answer';
 import { parseJsonObject } from '../middleware/json-body';
 import { deliveryQuerySchema, parseDeliveryId, parseWebhookEndpointRequest } from '../schemas/webhook-endpoint-request';
 import { testWebhookEndpoint } from '../webhooks/deliver-webhooks';
@@ -10,10 +11,6 @@ import { deliveryDepsOf, endpointOptionsOf } from '../webhooks/webhook-deps';
 const brandOf = (ctx: Ctx) => ctx.state.brand!.brand_id;
 /** The `:id` of the path (the router sets ctx.params). */
 const idOf = (ctx: Ctx) => String((ctx as Ctx & { params: Record<string, string> }).params.id);
-const ok = (ctx: Ctx, data: unknown, status = 200) => {
-  ctx.status = status;
-  ctx.body = { success: true, data };
-};
 
 /** POST: 201 with the endpoint and its signing secret, shown this once. */
 const create: Middleware = async (ctx) => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idText } from './reward-request';
+import { idText, limitText } from './reward-request';
 import { mailbox } from './fields';
 
 const name = (field: string) => z.string().trim().min(1, { error: 'must not be empty' }).max(100, { error: `${field} must be at most 100 characters` });
@@ -16,11 +16,6 @@ export const createAdvocateSchema = z.object({
 /** GET /api/v1/advocates: a search (email, name or code) and the page. */
 export const listAdvocatesQuerySchema = z.object({
   q: z.string().trim().max(200, { error: 'must be at most 200 characters' }).optional(),
-  limit: z
-    .string()
-    .regex(/^\d+$/, { error: 'must be an integer from 1 to 200' })
-    .transform(Number)
-    .refine((limit) => limit >= 1 && limit <= 200, { error: 'must be an integer from 1 to 200' })
-    .optional(),
+  limit: limitText(200).optional(),
   cursor: idText('advocate id (next_cursor of the previous page)').optional(),
 });

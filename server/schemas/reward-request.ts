@@ -9,6 +9,14 @@ export const idText = (what: string) =>
     .regex(/^[1-9]\d{0,15}$/, { error: `must be a positive integer ${what}` })
     .transform(Number);
 
+/** A page size sent in a query string: a whole number from 1 to `max`. */
+export const limitText = (max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, { error: `must be an integer from 1 to ${max}` })
+    .transform(Number)
+    .refine((limit) => limit >= 1 && limit <= max, { error: `must be an integer from 1 to ${max}` });
+
 /** The path of /api/v1/rewards/{id}. */
 export const rewardPathSchema = z.object({ id: idText('reward id') });
 
@@ -19,12 +27,7 @@ export const advocatePathSchema = z.object({ id: idText('advocate id') });
 export const listRewardsQuerySchema = z.object({
   status: z.enum(REWARD_STATUSES, { error: `must be one of ${REWARD_STATUSES.join(', ')}` }).optional(),
   advocate_id: idText('advocate id').optional(),
-  limit: z
-    .string()
-    .regex(/^\d+$/, { error: 'must be an integer from 1 to 100' })
-    .transform(Number)
-    .refine((limit) => limit >= 1 && limit <= 100, { error: 'must be an integer from 1 to 100' })
-    .optional(),
+  limit: limitText(100).optional(),
   cursor: idText('reward id (next_cursor of the previous page)').optional(),
 });
 
