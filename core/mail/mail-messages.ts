@@ -144,22 +144,22 @@ export async function takeDueMessages(db: Knex, options: { limit: number; leaseS
  * again: the SMTP server may have taken it, and nobody gets a message twice. `mail retry` sends it
  * again on an operator's word. Returns how many.
  */
-export async function failInterruptedMessages(db: Knex): Promise<number> {
+export async function failInterruptedMessages(db: Knex, brandId?: string): Promise<number> {
   return db('mail_messages')
-    .where({ status: 'sending' })
+    .where({ status: 'sending', ...(brandId ? { brand_id: brandId } : {}) })
     .andWhere('next_attempt_at', '<', db.fn.now())
     .update({ status: 'failed', last_error: 'interrupted while sending (the process stopped); not sent again, so nobody gets it twice', updated_at: db.fn.now() });
 }
 
 /** Whether some message waits on a retry (the SMTP server failed it) with nothing due now. */
-export async function messagesWaitOnRetry(db: Knex): Promise<boolean> {
-  const row = await db('mail_messages').where({ status: 'queued' }).andWhere('attempts', '>', 0).andWhere('next_attempt_at', '>', db.fn.now()).first('message_id');
+export async function messagesWaitOnRetry(db: Knex, brandId?: string): Promise<boolean> {
+  const row = await db('mail_messages').where({ status: 'queued', ...(brandId ? { brand_id: brandId } : {}) }).andWhere('attempts', '>', 0).andWhere('next_attempt_at', '>', db.fn.now()).first('message_id');
   return row !== undefined;
 }
 
 /** The SMTP server is back: every message waiting (on a retry, or behind one) is due now. The order rule still holds. */
-export async function wakeWaitingMessages(db: Executor): Promise<number> {
-  return db('mail_messages').where({ status: 'queued' }).andWhere('next_attempt_at', '>', db.fn.now()).update({ next_attempt_at: db.fn.now() });
+export async function wakeWaitingMessages(db: Executor, brandId?: string): Promise<number> {
+  return db('mail_messages').where({ status: 'queued', ...(brandId ? { brand_id: brandId } : {}) }).andWhere('next_attempt_at', '>', db.fn.now()).update({ next_attempt_at: db.fn.now() });
 }
 
 /** How one attempt went. */

@@ -132,16 +132,17 @@ async function contextOf(db: Knex, due: DueMessage[]): Promise<PassContext> {
 }
 
 /**
- * One pass: takes the due messages (one per address, oldest first) and sends them at once;
- * `brandId` limits it to one brand's (tests). Returns how many it took.
+ * One pass: takes the due messages (oldest first) and sends them; `brandId` limits all it reads
+ * and changes to one brand's (tests on a shared database, an operator's one-off run). Returns how
+ * many it took.
  */
 export async function deliverDueMail(deps: MailDeps, brandId?: string): Promise<number> {
-  const interrupted = await failInterruptedMessages(deps.db);
+  const interrupted = await failInterruptedMessages(deps.db, brandId);
   if (interrupted > 0) deps.logger?.warn({ messages: interrupted }, 'mail interrupted while sending marked failed (see `referrals mail list --status failed`)');
   const leaseSeconds = Math.ceil((deps.settings.sendTimeoutMs * 3) / 1000) + 30;
   const due = await takeDueMessages(deps.db, { limit: PASS_SIZE, leaseSeconds, brandId });
   if (due.length === 0) {
-    await wakeIfServerIsBack(deps);
+    await wakeIfServerIsBack(deps, brandId);
     return 0;
   }
   const until = Date.now() + (leaseSeconds * 1000) / 2 - deps.settings.sendTimeoutMs;
@@ -165,31 +166,36 @@ const probedAt = new WeakMap<MailTransport, number>();
  * them all due. The end of an outage is noticed within a minute, not at the next retry (up to
  * 30 minutes later).
  */
-async function wakeIfServerIsBack(deps: MailDeps): Promise<void> {
+async function wakeIfServerIsBack(deps: MailDeps, brandId?: string): Promise<void> {
   const now = Date.now();
   if (now - (probedAt.get(deps.transport) ?? 0) < deps.settings.workerIntervalMs * 30) return;
   probedAt.set(deps.transport, now);
-  if (!(await messagesWaitOnRetry(deps.db)) || !(await deps.transport.verify())) return;
-  const woken = await wakeWaitingMessages(deps.db);
+  if (!(await messagesWaitOnRetry(deps.db, brandId)) || !(await deps.transport.verify())) return;
+  const woken = await wakeWaitingMessages(deps.db, brandId);
   deps.logger?.info({ messages: woken }, 'the SMTP server answers again: waiting program emails are due now');
 }
 
 /** How often a process looks for advocates to re-engage (the job is idempotent per period). */
 const REENGAGEMENT_INTERVAL_MS = 3_600_000;
 
-/** The mail worker of a server process (and its hourly re-engagement job); several processes may run them on one database. */
-export function startMailWorker(options: MailDeps & { logger: Logger }): PollingWorker {
+/**
+ * The mail worker of a server process (and its hourly re-engagement job); several processes may
+ * run them on one database. `brandId` limits it to one brand's messages (tests on a shared database).
+ */
+export function startMailWorker(options: MailDeps & { logger: Logger; brandId?: string }): PollingWorker {
   const deps = { ...options, stopping: { value: false } };
   deps.logger.info({ transport: deps.transport.describe }, 'program emails: sending through ' + deps.transport.describe);
   const worker = startPollingWorker({
-    pass: () => deliverDueMail(deps),
+    pass: () => deliverDueMail(deps, options.brandId),
     intervalMs: deps.settings.workerIntervalMs,
     // Draining a backlog, it takes at most about half the process's time: requests come first.
     restAfterMs: (passMs) => passMs,
     onError: (error) => deps.logger.error({ err: error }, 'mail pass failed'),
   });
+  // Every brand's job: not for a worker limited to one brand (tests).
   const reengagement = startPollingWorker({
     pass: async () => {
+      if (options.brandId) return 0;
       const queued = await queueReengagement(deps.db);
       if (queued > 0) deps.logger.info({ messages: queued }, 're-engagement emails queued');
       return 0;

@@ -10,8 +10,8 @@ export interface SmtpReceiver {
   received: ParsedMail[];
   /** Refuses RCPT TO for these addresses with the given reply (550: a bounce; 450: try later). */
   refuse: Map<string, number>;
-  /** How long it takes to answer each message's data (a slow server). */
-  delayMs: number;
+  /** How long it takes to answer the data of a message to these addresses (a slow server). */
+  slowFor: Map<string, number>;
   /** Stops listening and drops every connection (an outage); `start` listens on the same port again. */
   stop(): Promise<void>;
   start(): Promise<void>;
@@ -27,7 +27,7 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
     url: `smtp://127.0.0.1:${port}`,
     received: [],
     refuse: new Map(),
-    delayMs: 0,
+    slowFor: new Map(),
     async start() {
       server = new SMTPServer({
         authOptional: true,
@@ -40,11 +40,12 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
           const error = Object.assign(new Error(code >= 500 ? 'mailbox unavailable' : 'try again later'), { responseCode: code });
           callback(error);
         },
-        onData(stream, _session, callback) {
+        onData(stream, session, callback) {
+          const delayMs = Math.max(0, ...session.envelope.rcptTo.map((to) => receiver.slowFor.get(to.address.toLowerCase()) ?? 0));
           simpleParser(stream).then(
             (mail) => {
               receiver.received.push(mail);
-              setTimeout(callback, receiver.delayMs);
+              setTimeout(callback, delayMs);
             },
             (error: Error) => callback(error),
           );
