@@ -13,7 +13,7 @@ import { visitRequestSchema } from './schemas/visit-request';
 import { deliveryQuerySchema, webhookEndpointRequestSchema } from './schemas/webhook-endpoint-request';
 import { mailListQuerySchema, templatePatchSchema, templateTextSchema } from './schemas/mail-request';
 import { MAIL_TEMPLATES } from '../core/mail/mail-templates';
-import { createAdvocateSchema, listAdvocatesQuerySchema } from './schemas/advocate-request';
+import { addCodeSchema, createAdvocateSchema, listAdvocatesQuerySchema, updateAdvocateSchema } from './schemas/advocate-request';
 import { brandPatchSchema, createApiKeySchema, markPaidSchema, payoutsQuerySchema } from './schemas/program-request';
 
 /** The request body as JSON Schema, derived from the zod schema that parses it (never hand-written). */
@@ -131,7 +131,13 @@ function programPaths() {
       ...post('Enrol an advocate: 201 with their code and share_link; the welcome email is queued; 409 (with advocate_id) when the email is taken', body(createAdvocateSchema), { '201': envelope }),
       get: operation('The brand\'s advocates in the order they joined; q searches email, name or code; has_more and next_cursor page', { '200': envelope }, parameters(listAdvocatesQuerySchema, 'query')),
     },
-    '/api/v1/advocates/{id}': { get: operation('One advocate, with codes and share_link', { '200': envelope }, advocateId) },
+    '/api/v1/advocates/{id}': {
+      get: operation('One advocate, with codes and share_link', { '200': envelope }, advocateId),
+      patch: { ...operation('Correct an advocate\'s name or email; a taken email is a 409 with advocate_id', { '200': envelope }, advocateId), requestBody: body(updateAdvocateSchema) },
+    },
+    '/api/v1/advocates/{id}/codes': {
+      post: { ...operation('Give the advocate another referral code, or map a platform coupon code (kind: coupon) to them; 409 when the code is in use', { '201': envelope }, advocateId), requestBody: body(addCodeSchema) },
+    },
     '/api/v1/brand': {
       get: operation('The brand and its program settings', { '200': envelope }),
       patch: { ...operation('Change program settings (not the plan or currency); a bad value is a 400 naming it', { '200': envelope }), requestBody: body(brandPatchSchema) },

@@ -1,11 +1,12 @@
 import type Router from '@koa/router';
 import { advocateView, listAdvocatePage } from '../../core/advocates/advocate-page';
-import { getAdvocate } from '../../core/advocates/advocates';
+import { addReferralCode, getAdvocate } from '../../core/advocates/advocates';
+import { updateAdvocate } from '../../core/advocates/update-advocate';
 import { enrollAdvocate } from '../../core/advocates/enroll-advocate';
 import { inTransaction } from '../../core/db/transaction';
 import type { AppContext, AppState, Ctx, Middleware } from '../app-context';
 import { parseJsonObject } from '../middleware/json-body';
-import { createAdvocateSchema, listAdvocatesQuerySchema } from '../schemas/advocate-request';
+import { addCodeSchema, createAdvocateSchema, listAdvocatesQuerySchema, updateAdvocateSchema } from '../schemas/advocate-request';
 import { advocatePathSchema } from '../schemas/reward-request';
 
 const idOf = (ctx: Ctx) => advocatePathSchema.parse((ctx as Ctx & { params: Record<string, string> }).params).id;
@@ -31,9 +32,33 @@ const show: Middleware = async (ctx) => {
   ctx.body = { success: true, data: advocateView(brand, await getAdvocate(ctx.app.context.deps.db, brand.brand_id, idOf(ctx))) };
 };
 
+/** PATCH /advocates/{id}: a corrected name or email (a taken email is a 409 naming its advocate). */
+const patch: Middleware = async (ctx) => {
+  const changes = updateAdvocateSchema.parse(parseJsonObject(ctx.state.rawBody));
+  const brand = ctx.state.brand!;
+  const id = idOf(ctx);
+  ctx.body = { success: true, data: advocateView(brand, await inTransaction(ctx.app.context.deps.db, (trx) => updateAdvocate(trx, brand.brand_id, id, changes))) };
+};
+
+/** POST /advocates/{id}/codes: 201 with the advocate and all their codes; a code in use is a 409. */
+const addCode: Middleware = async (ctx) => {
+  const { code, kind } = addCodeSchema.parse(parseJsonObject(ctx.state.rawBody));
+  const brand = ctx.state.brand!;
+  const id = idOf(ctx);
+  const advocate = await inTransaction(ctx.app.context.deps.db, async (trx) => {
+    await getAdvocate(trx, brand.brand_id, id);
+    await addReferralCode(trx, brand.brand_id, id, code, false, kind ?? 'referral');
+    return getAdvocate(trx, brand.brand_id, id);
+  });
+  ctx.status = 201;
+  ctx.body = { success: true, data: advocateView(brand, advocate) };
+};
+
 /** The advocates routes of /api/v1 (merchant self-service over REST), each after `guard` (body, API key, plan). */
 export function advocateRoutes(router: Router<AppState, AppContext>, ...guard: Middleware[]): void {
   router.post('/advocates', ...guard, create);
   router.get('/advocates', ...guard, list);
   router.get('/advocates/:id', ...guard, show);
+  router.patch('/advocates/:id', ...guard, patch);
+  router.post('/advocates/:id/codes', ...guard, addCode);
 }

@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import { CODE_KINDS } from '../../core/advocates/code-kind';
 import { idText, limitText } from './reward-request';
 import { mailbox } from './fields';
 
+const codeField = () => z.string().trim().regex(/^[A-Za-z0-9_-]{3,64}$/, { error: 'must be 3-64 letters, digits, "-" or "_"' });
 const name = (field: string) => z.string().trim().min(1, { error: 'must not be empty' }).max(100, { error: `${field} must be at most 100 characters` });
 
 /** POST /api/v1/advocates: who joins; the code is generated from the first name unless given. */
@@ -10,8 +12,18 @@ export const createAdvocateSchema = z.object({
   email: mailbox(),
   first_name: name('first_name'),
   last_name: name('last_name').optional(),
-  code: z.string().trim().regex(/^[A-Za-z0-9_-]{3,64}$/, { error: 'must be 3-64 letters, digits, "-" or "_"' }).optional(),
+  code: codeField().optional(),
 });
+
+/** PATCH /api/v1/advocates/{id}: a corrected name or email. */
+export const updateAdvocateSchema = z
+  .object({ email: mailbox(), first_name: name('first_name'), last_name: name('last_name').nullable() })
+  .partial()
+  .strict()
+  .refine((changes) => Object.keys(changes).length > 0, { error: 'name at least one of email, first_name, last_name' });
+
+/** POST /api/v1/advocates/{id}/codes: another referral code, or a platform coupon code mapped to them. */
+export const addCodeSchema = z.object({ code: codeField(), kind: z.enum(CODE_KINDS, { error: `must be one of ${CODE_KINDS.join(', ')}` }).optional() });
 
 /** GET /api/v1/advocates: a search (email, name or code) and the page. */
 export const listAdvocatesQuerySchema = z.object({

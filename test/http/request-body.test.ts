@@ -61,6 +61,7 @@ describe('GET /api/v1/openapi.json', () => {
       '/api/v1/advocates',
       '/api/v1/advocates/{id}',
       '/api/v1/advocates/{id}/balance',
+      '/api/v1/advocates/{id}/codes',
       '/api/v1/api-keys',
       '/api/v1/api-keys/{id}',
       '/api/v1/brand',

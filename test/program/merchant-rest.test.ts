@@ -51,6 +51,30 @@ describe('advocates over REST', () => {
     expect((await t.http.get(`/api/v1/advocates/${hidden.advocateId}`).set(brand.headers)).status).toBe(404);
     expect((await t.http.get('/api/v1/advocates?limit=500').set(brand.headers)).body.error).toMatch(/^limit/);
   });
+
+  it('corrects an advocate\'s name or email, and gives them another code; taken ones are 409s and bad fields 400s', async () => {
+    const brand = await givenBrand(t.db);
+    const ann = await givenAdvocate(t.db, brand.brandId, { email: 'ann@fix.example', first_name: 'Ann', code: 'ANNFIX' });
+    const bob = await givenAdvocate(t.db, brand.brandId, { email: 'bob@fix.example', code: 'BOBFIX' });
+    const fixed = await t.http.patch(`/api/v1/advocates/${ann.advocateId}`).set(brand.headers).send({ first_name: 'Anne', email: 'anne@fix.example' });
+    expect(fixed.body.data).toMatchObject({ first_name: 'Anne', email: 'anne@fix.example', referral_codes: ['ANNFIX'] });
+    const taken = await t.http.patch(`/api/v1/advocates/${ann.advocateId}`).set(brand.headers).send({ email: 'BOB@fix.example' });
+    expect([taken.status, taken.body.advocate_id]).toEqual([409, bob.advocateId]);
+    for (const [body, error] of [[{}, /name at least one/], [{ email: 'nope' }, /^email/], [{ plan: 'premier' }, /plan/]] as const) {
+      const refused = await t.http.patch(`/api/v1/advocates/${ann.advocateId}`).set(brand.headers).send(body);
+      expect([body, refused.status, refused.body.error]).toEqual([body, 400, expect.stringMatching(error)]);
+    }
+    const coded = await t.http.post(`/api/v1/advocates/${ann.advocateId}/codes`).set(brand.headers).send({ code: 'ANNE15' });
+    expect([coded.status, coded.body.data.referral_codes]).toEqual([201, ['ANNFIX', 'ANNE15']]);
+    expect((await t.http.post(`/api/v1/advocates/${ann.advocateId}/codes`).set(brand.headers).send({ code: 'bobfix' })).status).toBe(409);
+    expect((await t.http.post(`/api/v1/advocates/${ann.advocateId}/codes`).set(brand.headers).send({ code: 'a b' })).body.error).toMatch(/^code/);
+    const coupon = await t.http.post(`/api/v1/advocates/${ann.advocateId}/codes`).set(brand.headers).send({ code: 'SPRING-ANNE', kind: 'coupon' });
+    expect(coupon.status).toBe(201);
+    // A friend's order with the new code credits Anne.
+    const order = await t.http.post('/api/v1/track/conversion').set(brand.headers).send({ email: 'f@fix.example', order_id: uniqueOrderId(), order_value: 50, referral_code: 'anne15' });
+    expect(order.body.data.advocate_id).toBe(ann.advocateId);
+    expect((await t.http.patch('/api/v1/advocates/999999999').set(brand.headers).send({ first_name: 'X' })).status).toBe(404);
+  });
 });
 
 describe('the program\'s settings over REST', () => {
