@@ -116,6 +116,11 @@ function publicUrl(env: NodeJS.ProcessEnv, port: number): string {
   return raw.replace(/\/+$/, '');
 }
 
+/** Where the service is reached from outside: PUBLIC_URL, else this machine's port (a config built by hand may lack it). */
+export function publicUrlOf(config: Pick<Config, 'publicUrl' | 'port'>): string {
+  return config.publicUrl ?? `http://localhost:${config.port}`;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = env.DATA_DIR || './.data';
   const port = positiveInt(env, 'PORT', 3000);

@@ -12,7 +12,7 @@ import { runClusterPrimary } from './cluster';
 import { ClusterSettingError, loadWebConcurrency } from './cluster-settings';
 import { serveAdminSocket } from './cli/admin-socket';
 import { runCli } from './cli/run-cli';
-import { loadConfig } from './config';
+import { loadConfig, publicUrlOf } from './config';
 import { closeRateLimits } from './middleware/rate-limit';
 import { configureConnectors, startConnectorWorkers } from './connectors';
 import { loadRewardApprovalInterval, startRewardApproval } from './reward-approval-worker';
@@ -91,7 +91,7 @@ async function main(): Promise<void> {
     db,
     transport: createMailTransport(mailSettings, config.dataDir, logger),
     settings: mailSettings,
-    publicUrl: config.publicUrl ?? `http://localhost:${config.port}`,
+    publicUrl: publicUrlOf(config),
     secret: config.keyEncryptionSecret,
     logger,
   });

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { normalizeEmail } from '../advocates/normalize';
 import type { Executor } from '../db/transaction';
 import { MAIL_TEMPLATES, type MailTemplate, TEMPLATE_SWITCH } from './mail-templates';
+import { notSuppressed } from './suppressions';
 import type { MailData } from './mail-values';
 
 /** A program email a change causes: written with the change (an outbox), sent later by the mail worker. */
@@ -17,8 +18,9 @@ export interface MailIntent {
   data?: MailData;
 }
 
-// The brand's switch of each template, as SQL: a template switched off writes nothing.
-const SWITCHED_ON = `CASE i.template ${MAIL_TEMPLATES.map((template) => `WHEN '${template}' THEN b.${TEMPLATE_SWITCH[template]}`).join(' ')} ELSE false END`;
+/** The brand's switch (brands row `b`) of the template in SQL column `template`: a template switched off writes nothing. */
+const switchedOn = (template: string) =>
+  `CASE ${template} ${MAIL_TEMPLATES.map((name) => `WHEN '${name}' THEN b.${TEMPLATE_SWITCH[name]}`).join(' ')} ELSE false END`;
 
 // One statement for a batch's messages, of any brands: the brand's switch and the advocate's
 // address are read here, and an address that unsubscribed or bounced gets nothing (no row).
@@ -28,11 +30,9 @@ SELECT i.brand_id, i.template, i.dedupe_key, i.advocate_id, coalesce(i.recipient
   FROM json_to_recordset(?::json) AS i(brand_id uuid, template text, dedupe_key text, advocate_id bigint, recipient text, recipient_normalized text, data json)
   JOIN brands b ON b.brand_id = i.brand_id
   LEFT JOIN advocates a ON i.recipient IS NULL AND a.brand_id = i.brand_id AND a.advocate_id = i.advocate_id
- WHERE ${SWITCHED_ON}
+ WHERE ${switchedOn('i.template')}
    AND coalesce(i.recipient_normalized, a.email_normalized) IS NOT NULL
-   AND NOT EXISTS (
-     SELECT 1 FROM mail_suppressions s WHERE s.brand_id = i.brand_id AND s.email_normalized = coalesce(i.recipient_normalized, a.email_normalized)
-   )
+   AND ${notSuppressed('i.brand_id', 'coalesce(i.recipient_normalized, a.email_normalized)')}
 ON CONFLICT (brand_id, dedupe_key) DO NOTHING`;
 
 /**
@@ -52,8 +52,8 @@ export function queueRewardMail(db: Executor, source: string): Knex.Raw {
        CROSS JOIN LATERAL (SELECT CASE r.status WHEN 'pending' THEN 'reward_earned' WHEN 'approved' THEN 'reward_approved' END AS template) t
        JOIN brands b ON b.brand_id = r.brand_id
        JOIN advocates a ON a.brand_id = r.brand_id AND a.advocate_id = r.advocate_id
-      WHERE CASE t.template WHEN 'reward_earned' THEN b.email_reward_earned WHEN 'reward_approved' THEN b.email_reward_approved ELSE false END
-        AND NOT EXISTS (SELECT 1 FROM mail_suppressions s WHERE s.brand_id = r.brand_id AND s.email_normalized = a.email_normalized)
+      WHERE ${switchedOn('t.template')}
+        AND ${notSuppressed('r.brand_id', 'a.email_normalized')}
      ON CONFLICT (brand_id, dedupe_key) DO NOTHING`,
     [source],
   );

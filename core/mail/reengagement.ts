@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { notSuppressed } from './suppressions';
 
 /**
  * The re-engagement job (docs/program-emails.md): for each brand that switched it on, every
@@ -23,7 +24,7 @@ export async function queueReengagement(db: Knex): Promise<number> {
           SELECT 1 FROM mail_messages m WHERE m.brand_id = a.brand_id AND m.advocate_id = a.advocate_id AND m.template = 'reengagement'
              AND m.created_at > now() - b.reengagement_days * interval '1 day'
         )
-        AND NOT EXISTS (SELECT 1 FROM mail_suppressions s WHERE s.brand_id = a.brand_id AND s.email_normalized = a.email_normalized)
+        AND ${notSuppressed('a.brand_id', 'a.email_normalized')}
      ON CONFLICT (brand_id, dedupe_key) DO NOTHING`,
   );
   return rowCount ?? 0;

@@ -5,6 +5,10 @@ import type { Executor } from '../db/transaction';
 /** Why an address gets no more program emails from a brand. */
 export type SuppressionReason = 'unsubscribed' | 'bounced';
 
+/** SQL: the address in `email` (normalized) of the brand in `brand` has not unsubscribed or bounced. Every statement that writes a message checks it. */
+export const notSuppressed = (brand: string, email: string) =>
+  `NOT EXISTS (SELECT 1 FROM mail_suppressions s WHERE s.brand_id = ${brand} AND s.email_normalized = ${email})`;
+
 /** The one-click unsubscribe (RFC 8058): the address gets none of the brand's program emails again. Repeating it changes nothing. */
 export async function suppressAddress(db: Executor, brandId: string, email: string, reason: SuppressionReason, detail: string | null = null): Promise<void> {
   await db('mail_suppressions')

@@ -9,6 +9,7 @@ import { REVIEW_STATUSES, decideReview, listReviews } from '../../core/fraud/rev
 import { rewardBalance } from '../../core/ledger/reward-ledger';
 import { isMailbox } from '../../core/mail/mailbox';
 import { advocateFlag, brandFlag, choiceFlag, currencyFlag, numberFlag, optionalFlag, requiredFlag } from './args';
+import { publicUrlOf } from '../config';
 import { CliError } from './cli-error';
 import { type CliEnv, type Command, flagsFirst } from './command';
 
@@ -95,7 +96,7 @@ async function decide(
 export const coreCommands: Record<string, Command> = {
   'dashboard login': flagsFirst('dashboard login --brand ID [--json]', brandFlag, async (brandId, { db, config }) => {
     const link = await createLoginLink(db, brandId);
-    const url = new URL(`${config.publicUrl ?? `http://localhost:${config.port}`}/dashboard/login`);
+    const url = new URL(`${publicUrlOf(config)}/dashboard/login`);
     url.searchParams.set('brand', link.brand_id);
     url.searchParams.set('token', link.token);
     return {

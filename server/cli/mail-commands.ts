@@ -9,6 +9,7 @@ import { unsubscribeUrl } from '../mail/deliver-mail';
 import { describeZodError } from '../schemas/describe-zod-error';
 import { templateTextSchema } from '../schemas/mail-request';
 import { type Flags, brandFlag, choiceFlag, numberFlag, optionalFlag } from './args';
+import { publicUrlOf } from '../config';
 import { CliError } from './cli-error';
 import { type Command, TextOutput, flagsFirst } from './command';
 
@@ -58,7 +59,7 @@ export const mailCommands: Record<string, Command> = {
       const brand = await getBrand(db, brandId);
       const text = await getTemplate(db, brand, template);
       const sample = sampleMessage(brand, template);
-      const unsubscribe = unsubscribeUrl({ publicUrl: config.publicUrl ?? `http://localhost:${config.port}`, secret: config.keyEncryptionSecret }, brandId, 'alex@example.com');
+      const unsubscribe = unsubscribeUrl({ publicUrl: publicUrlOf(config), secret: config.keyEncryptionSecret }, brandId, 'alex@example.com');
       const content = messageContent(brand, { template, data: sample.data }, text.custom ? text : undefined, sample.advocate, unsubscribe);
       if (part) return new TextOutput(content[part]);
       return { template, enabled: text.enabled, language: brand.language, custom: text.custom, ...content };

@@ -43,6 +43,11 @@ export function jsonDepth(text: string): number {
 }
 
 /** Parses the raw body as one JSON object; anything else is a 400. */
+/** A body every field of which is optional: empty is `{}`, anything else must be a JSON object. */
+export function parseOptionalJsonObject(raw: Buffer | undefined): Record<string, unknown> {
+  return raw && raw.length > 0 ? parseJsonObject(raw) : {};
+}
+
 export function parseJsonObject(raw: Buffer | undefined): Record<string, unknown> {
   const text = raw?.toString('utf8') ?? '';
   if (text.trim() === '') throw new HttpError(400, 'request body must be a JSON object');

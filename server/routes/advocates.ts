@@ -5,6 +5,7 @@ import { updateAdvocate } from '../../core/advocates/update-advocate';
 import { enrollAdvocate } from '../../core/advocates/enroll-advocate';
 import { inTransaction } from '../../core/db/transaction';
 import type { AppContext, AppState, Ctx, Middleware } from '../app-context';
+import { answer } from './answer';
 import { parseJsonObject } from '../middleware/json-body';
 import { addCodeSchema, createAdvocateSchema, listAdvocatesQuerySchema, updateAdvocateSchema } from '../schemas/advocate-request';
 import { advocatePathSchema } from '../schemas/reward-request';
@@ -16,8 +17,7 @@ const create: Middleware = async (ctx) => {
   const input = createAdvocateSchema.parse(parseJsonObject(ctx.state.rawBody));
   const brand = ctx.state.brand!;
   const advocate = await inTransaction(ctx.app.context.deps.db, (trx) => enrollAdvocate(trx, brand.brand_id, input));
-  ctx.status = 201;
-  ctx.body = { success: true, data: advocateView(brand, advocate) };
+  answer(ctx, advocateView(brand, advocate), 201);
 };
 
 /** GET /advocates?q=&limit=&cursor=: in the order they joined. */
@@ -29,7 +29,7 @@ const list: Middleware = async (ctx) => {
 
 const show: Middleware = async (ctx) => {
   const brand = ctx.state.brand!;
-  ctx.body = { success: true, data: advocateView(brand, await getAdvocate(ctx.app.context.deps.db, brand.brand_id, idOf(ctx))) };
+  answer(ctx, advocateView(brand, await getAdvocate(ctx.app.context.deps.db, brand.brand_id, idOf(ctx))));
 };
 
 /** PATCH /advocates/{id}: a corrected name or email (a taken email is a 409 naming its advocate). */
@@ -37,7 +37,7 @@ const patch: Middleware = async (ctx) => {
   const changes = updateAdvocateSchema.parse(parseJsonObject(ctx.state.rawBody));
   const brand = ctx.state.brand!;
   const id = idOf(ctx);
-  ctx.body = { success: true, data: advocateView(brand, await inTransaction(ctx.app.context.deps.db, (trx) => updateAdvocate(trx, brand.brand_id, id, changes))) };
+  answer(ctx, advocateView(brand, await inTransaction(ctx.app.context.deps.db, (trx) => updateAdvocate(trx, brand.brand_id, id, changes))));
 };
 
 /** POST /advocates/{id}/codes: 201 with the advocate and all their codes; a code in use is a 409. */
@@ -50,8 +50,7 @@ const addCode: Middleware = async (ctx) => {
     await addReferralCode(trx, brand.brand_id, id, code, false, kind ?? 'referral');
     return getAdvocate(trx, brand.brand_id, id);
   });
-  ctx.status = 201;
-  ctx.body = { success: true, data: advocateView(brand, advocate) };
+  answer(ctx, advocateView(brand, advocate), 201);
 };
 
 /** The advocates routes of /api/v1 (merchant self-service over REST), each after `guard` (body, API key, plan). */

@@ -9,12 +9,11 @@ import { markPaid, payoutCandidates } from '../../core/payouts/payouts';
 import type { AppContext, AppState, Ctx, Middleware } from '../app-context';
 import { answer as ok } from './answer';
 import { UUID_PATTERN } from '../middleware/authenticate-api-key';
-import { parseJsonObject } from '../middleware/json-body';
+import { parseJsonObject, parseOptionalJsonObject } from '../middleware/json-body';
 import { brandPatchSchema, createApiKeySchema, markPaidSchema, payoutsQuerySchema, percentagesWithin } from '../schemas/program-request';
 
 /** Who changed something through the API: the key, never the key itself. */
 const actorOf = (ctx: Ctx) => `api_key:${ctx.state.apiKeyId}`;
-const bodyOf = (ctx: Ctx) => (ctx.state.rawBody && ctx.state.rawBody.length > 0 ? parseJsonObject(ctx.state.rawBody) : {});
 
 /** GET /brand: the brand and its program settings. */
 const showBrand: Middleware = async (ctx) => ok(ctx, ctx.state.brand!);
@@ -46,7 +45,7 @@ const paid: Middleware = async (ctx) => {
 
 /** POST /api-keys: 201 with the new key, shown this once. */
 const createKey: Middleware = async (ctx) => {
-  const { label } = createApiKeySchema.parse(bodyOf(ctx));
+  const { label } = createApiKeySchema.parse(parseOptionalJsonObject(ctx.state.rawBody));
   const { db, config } = ctx.app.context.deps;
   ok(ctx, await createApiKey(db, ctx.state.brand!.brand_id, config.keyEncryptionSecret, label ?? null), 201);
 };

@@ -4,7 +4,7 @@ import { rewardBalance } from '../../core/ledger/reward-ledger';
 import { listRewards, rewardWithHistory } from '../../core/rewards/list-rewards';
 import { approveReward, voidReward } from '../../core/rewards/reward-transitions';
 import type { Ctx } from '../app-context';
-import { parseJsonObject } from '../middleware/json-body';
+import { parseOptionalJsonObject } from '../middleware/json-body';
 import { advocatePathSchema, approveRewardSchema, listRewardsQuerySchema, rewardPathSchema, voidRewardSchema } from '../schemas/reward-request';
 
 /** A request to /rewards/{id}: @koa/router puts the path's `id` in `params`. */
@@ -13,8 +13,6 @@ type RewardCtx = Ctx & { params: Record<string, string> };
 /** Who made a transition through the API: the key, never the key itself. */
 const actorOf = (ctx: Ctx) => `api_key:${ctx.state.apiKeyId}`;
 
-/** An empty body is fine where every field is optional. */
-const bodyOf = (ctx: Ctx) => (ctx.state.rawBody && ctx.state.rawBody.length > 0 ? parseJsonObject(ctx.state.rawBody) : {});
 
 /** GET /api/v1/rewards?status=&advocate_id=&limit=&cursor=: newest first. */
 export async function listRewardsRoute(ctx: Ctx): Promise<void> {
@@ -32,7 +30,7 @@ export async function getRewardRoute(ctx: RewardCtx): Promise<void> {
 /** POST /api/v1/rewards/{id}/approve. */
 export async function approveRewardRoute(ctx: RewardCtx): Promise<void> {
   const rewardId = rewardPathSchema.parse(ctx.params).id;
-  const { reason } = approveRewardSchema.parse(bodyOf(ctx));
+  const { reason } = approveRewardSchema.parse(parseOptionalJsonObject(ctx.state.rawBody));
   const brand = ctx.state.brand!;
   const reward = await inTransaction(ctx.app.context.deps.db, (trx) => approveReward(trx, brand, { reward_id: rewardId, actor: actorOf(ctx), reason }));
   ctx.body = { success: true, data: reward };
@@ -41,7 +39,7 @@ export async function approveRewardRoute(ctx: RewardCtx): Promise<void> {
 /** POST /api/v1/rewards/{id}/void with `{reason}`. */
 export async function voidRewardRoute(ctx: RewardCtx): Promise<void> {
   const rewardId = rewardPathSchema.parse(ctx.params).id;
-  const { reason } = voidRewardSchema.parse(bodyOf(ctx));
+  const { reason } = voidRewardSchema.parse(parseOptionalJsonObject(ctx.state.rawBody));
   const brand = ctx.state.brand!;
   const reward = await inTransaction(ctx.app.context.deps.db, (trx) => voidReward(trx, brand, { reward_id: rewardId, actor: actorOf(ctx), reason }));
   ctx.body = { success: true, data: reward };
