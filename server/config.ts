@@ -17,6 +17,8 @@ export interface RateLimits {
   rewards: number;
   /** The fraud review queue (GET /reviews, approve, reject). */
   review: number;
+  /** Dashboard sign-in link requests (POST /dashboard/sign-in), per hour. */
+  signIn: number;
 }
 
 export interface Config {
@@ -63,6 +65,7 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
   convert: 100,
   rewards: 100,
   review: 100,
+  signIn: 10,
 };
 
 function integerSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, least: number, must: string): number {
@@ -145,6 +148,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       convert: positiveInt(env, 'RATE_LIMIT_CONVERT', DEFAULT_RATE_LIMITS.convert),
       rewards: positiveInt(env, 'RATE_LIMIT_REWARDS', DEFAULT_RATE_LIMITS.rewards),
       review: positiveInt(env, 'RATE_LIMIT_REVIEW', DEFAULT_RATE_LIMITS.review),
+      signIn: positiveInt(env, 'RATE_LIMIT_SIGN_IN', DEFAULT_RATE_LIMITS.signIn),
     },
     rateLimitSyncMs: integerSetting(env, 'RATE_LIMIT_SYNC_MS', DEFAULT_RATE_LIMIT_SYNC_MS, 0, 'a whole number of milliseconds (0 or more)'),
     apiKeyCacheSeconds: env.API_KEY_CACHE_SECONDS === '0' ? 0 : positiveInt(env, 'API_KEY_CACHE_SECONDS', 60),

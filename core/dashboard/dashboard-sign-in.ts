@@ -24,14 +24,14 @@ export interface LoginLink {
 }
 
 /** A one-time sign-in token for the brand; only its hash is stored. */
-export async function createLoginLink(db: Executor, brandId: string): Promise<LoginLink> {
+export async function createLoginLink(db: Executor, brandId: string, userId: number | null = null): Promise<LoginLink> {
   await getBrand(db, brandId);
   // The brand's spent and expired links and sessions are of no further use: each new link sweeps them.
   await db('dashboard_login_links').where({ brand_id: brandId }).where('expires_at', '<', db.raw(`now() - interval '1 day'`)).delete();
   await db('dashboard_sessions').where({ brand_id: brandId }).where((q) => q.where('expires_at', '<', db.fn.now()).orWhereNotNull('ended_at')).delete();
   const token = secret();
   const expiresAt = new Date(Date.now() + LOGIN_LINK_TTL_MINUTES * 60_000);
-  await db('dashboard_login_links').insert({ brand_id: brandId, token_hash: hashOf(token), expires_at: expiresAt });
+  await db('dashboard_login_links').insert({ brand_id: brandId, token_hash: hashOf(token), expires_at: expiresAt, user_id: userId });
   return { brand_id: brandId, token, expires_at: expiresAt };
 }
 
@@ -59,6 +59,8 @@ export async function checkLoginLink(db: Executor, brandId: string, token: strin
 
 export interface DashboardSession {
   brand_id: string;
+  /** The merchant user signed in; null for the operator's CLI link (who acts as an owner). */
+  user_id: number | null;
   /** The cookie's value: `brand_id.secret`; only the secret's hash is stored. */
   cookie: string;
   csrf_token: string;
@@ -69,31 +71,40 @@ export interface DashboardSession {
  * Spends the link and opens a session in one transaction: the link's row is marked used only if it
  * still was not, so two requests racing with one link open one session.
  */
-export async function redeemLoginLink(trx: Knex.Transaction, brandId: string, token: string): Promise<DashboardSession> {
-  const spent = await trx('dashboard_login_links')
+export async function redeemLoginLink(trx: Knex.Transaction, brandId: string, token: string, client: { ip?: string; userAgent?: string } = {}): Promise<DashboardSession> {
+  const spent: Array<{ user_id: string | null }> = await trx('dashboard_login_links')
     .where({ brand_id: brandId, token_hash: hashOf(token) })
     .whereNull('used_at')
     .where('expires_at', '>', trx.fn.now())
     .update({ used_at: trx.fn.now() })
-    .returning('token_hash');
+    .returning('user_id');
   // Counted from RETURNING, which every driver reports (the embedded one's row counts are not relied on).
   if (spent.length === 0) throw new LoginLinkRefused((await linkRefusal(trx, brandId, token)) ?? 'This sign-in link cannot be used.');
   const sessionSecret = secret();
-  const session = { brand_id: brandId, csrf_token: secret(), expires_at: new Date(Date.now() + SESSION_TTL_HOURS * 3_600_000) };
-  await trx('dashboard_sessions').insert({ ...session, session_hash: hashOf(sessionSecret) });
+  const userId = spent[0]!.user_id === null ? null : Number(spent[0]!.user_id);
+  const session = { brand_id: brandId, user_id: userId, csrf_token: secret(), expires_at: new Date(Date.now() + SESSION_TTL_HOURS * 3_600_000) };
+  await trx('dashboard_sessions').insert({
+    ...session,
+    session_hash: hashOf(sessionSecret),
+    ip: client.ip?.slice(0, 100) ?? null,
+    user_agent: client.userAgent?.slice(0, 300) ?? null,
+    last_seen_at: trx.fn.now(),
+  });
+  if (userId !== null) await trx('merchant_users').where({ brand_id: brandId, user_id: userId }).update({ last_sign_in_at: trx.fn.now() });
   return { ...session, cookie: `${brandId}.${sessionSecret}` };
 }
 
 /** The live session a cookie names, or null (unknown, ended, expired or malformed). */
-export async function findSession(db: Executor, cookie: string, isBrandId: (value: string) => boolean): Promise<Omit<DashboardSession, 'cookie'> | null> {
+export async function findSession(db: Executor, cookie: string, isBrandId: (value: string) => boolean): Promise<(Omit<DashboardSession, 'cookie'> & { session_hash: string }) | null> {
   const [brandId, sessionSecret] = cookie.split('.');
   if (!brandId || !sessionSecret || !isBrandId(brandId)) return null;
   const row = await db('dashboard_sessions')
     .where({ brand_id: brandId, session_hash: hashOf(sessionSecret) })
     .whereNull('ended_at')
     .where('expires_at', '>', db.fn.now())
-    .first('brand_id', 'csrf_token', 'expires_at');
-  return row ? { brand_id: row.brand_id, csrf_token: row.csrf_token, expires_at: new Date(row.expires_at) } : null;
+    .first('brand_id', 'user_id', 'csrf_token', 'expires_at', 'session_hash');
+  if (!row) return null;
+  return { brand_id: row.brand_id, user_id: row.user_id === null ? null : Number(row.user_id), csrf_token: row.csrf_token, expires_at: new Date(row.expires_at), session_hash: row.session_hash };
 }
 
 /** Ends the session a cookie names (logout); an unknown one is already ended. */

@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import { lockKey } from '../db/advisory-lock';
 import type { Executor } from '../db/transaction';
 import { Invalid, NotFound } from '../errors';
-import type { MailTemplate } from './mail-templates';
+import type { AccountMail, AccountMailData } from '../accounts/account-mail';
+import { MAIL_TEMPLATES, type MailTemplate } from './mail-templates';
 import type { MailData } from './mail-values';
 
 /** The mail outbox (docs/program-emails.md): what was written to whom, and how its sending went. */
@@ -70,7 +71,8 @@ export interface MailFilter {
 
 /** A brand's messages, newest first (at most 100 unless asked). */
 export async function listMailMessages(db: Executor, brandId: string, filter: MailFilter = {}): Promise<MailMessageView[]> {
-  const query = db('mail_messages').where({ brand_id: brandId }).orderBy('message_id', 'desc').limit(filter.limit ?? 100);
+  // The program's emails: a merchant's own sign-in links and invitations are not the program's.
+  const query = db('mail_messages').where({ brand_id: brandId }).whereIn('template', MAIL_TEMPLATES).orderBy('message_id', 'desc').limit(filter.limit ?? 100);
   if (filter.status !== undefined) query.andWhere('status', filter.status);
   if (filter.before !== undefined) query.andWhere('message_id', '<', filter.before);
   return ((await query) as MessageRow[]).map(toView);
@@ -92,11 +94,11 @@ export async function retryMailMessage(db: Executor, brandId: string, messageId:
 export interface DueMessage {
   brand_id: string;
   message_id: string;
-  template: MailTemplate;
+  template: MailTemplate | AccountMail;
   advocate_id: string | null;
   recipient: string;
   recipient_normalized: string;
-  data: MailData;
+  data: MailData & Partial<AccountMailData>;
   /** Counting this one. */
   attempts: number;
 }

@@ -194,3 +194,35 @@ async function allocateToRewards(trx: Knex.Transaction, brandId: string, exponen
     left -= share;
   }
 }
+
+export interface PaidPayout {
+  payout_id: string;
+  advocate_id: number;
+  email: string;
+  amount: number;
+  currency: string;
+  recorded_by: string;
+  recorded_at: string;
+}
+
+/** Payouts already recorded, newest first (the ledger's payout entries). */
+export async function paidPayouts(db: Executor, brand: Brand, limit: number): Promise<PaidPayout[]> {
+  const exponent = currencyExponent(brand.currency);
+  const rows: Array<{ payout_id: string; advocate_id: string; email: string; amount: string; actor: string; created_at: Date }> = await db('reward_ledger as l')
+    .join('advocates as a', function joinAdvocate() {
+      this.on('a.brand_id', 'l.brand_id').andOn('a.advocate_id', 'l.advocate_id');
+    })
+    .where({ 'l.brand_id': brand.brand_id, 'l.kind': 'payout' })
+    .orderBy('l.entry_id', 'desc')
+    .limit(limit)
+    .select('l.payout_id', 'l.advocate_id', 'a.email', 'l.amount', 'l.actor', 'l.created_at');
+  return rows.map((row) => ({
+    payout_id: row.payout_id,
+    advocate_id: Number(row.advocate_id),
+    email: row.email,
+    amount: amountFromMinor(-minorFromDecimal(row.amount, exponent), exponent),
+    currency: brand.currency,
+    recorded_by: row.actor,
+    recorded_at: new Date(row.created_at).toISOString(),
+  }));
+}

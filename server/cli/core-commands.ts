@@ -2,6 +2,7 @@ import { addReferralCode, getAdvocate, listAdvocates } from '../../core/advocate
 import { enrollAdvocate } from '../../core/advocates/enroll-advocate';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../core/brands/api-keys';
 import { LANGUAGES, PLANS, brandSettingsSchema, createBrand, getBrand, listBrands, updateBrand } from '../../core/brands/brand';
+import { loginUrl } from '../../core/accounts/sign-in-links';
 import { LOGIN_LINK_TTL_MINUTES, createLoginLink } from '../../core/dashboard/dashboard-sign-in';
 import { migrateToLatest } from '../../core/db/migrate';
 import { inTransaction } from '../../core/db/transaction';
@@ -96,11 +97,8 @@ async function decide(
 export const coreCommands: Record<string, Command> = {
   'dashboard login': flagsFirst('dashboard login --brand ID [--json]', brandFlag, async (brandId, { db, config }) => {
     const link = await createLoginLink(db, brandId);
-    const url = new URL(`${publicUrlOf(config)}/dashboard/login`);
-    url.searchParams.set('brand', link.brand_id);
-    url.searchParams.set('token', link.token);
     return {
-      url: url.toString(),
+      url: loginUrl(publicUrlOf(config), link.brand_id, link.token),
       brand_id: link.brand_id,
       expires_at: link.expires_at.toISOString(),
       note: `Open the link within ${LOGIN_LINK_TTL_MINUTES} minutes; it signs in once.`,

@@ -3,13 +3,15 @@ import type { AppContext, AppState, Ctx } from '../app-context';
 import type { ConnectorParts } from '../http/connector';
 import { readRawBody } from '../middleware/json-body';
 import { serveAsset } from './assets';
-import { logout, requireViewer } from './dashboard-session';
+import { logout, requireRole, requireViewer } from './dashboard-session';
+import { accountPage, auditPage, changeUserForm, endSessionsForm, inviteForm, teamPage } from './team-pages';
 import { activityPage, advocatePage, advocatesPage, overviewPage, productsPage } from './report-pages';
 import { seeOther } from './form-actions';
 import { decideReviewForm, reviewsPage } from './review-pages';
 import { addEndpointForm, connectionsWithWebhooksPage, endpointForm, endpointPage } from './webhook-pages';
 import { requireSameOriginPost } from './same-origin-post';
-import { dashboardErrorPage, login, loginConfirmPage, rootPage, signInHelpPage } from './sign-in-pages';
+import { dashboardErrorPage, login, loginConfirmPage, requestSignIn, rootPage, signInHelpPage } from './sign-in-pages';
+import { rateLimit } from '../middleware/rate-limit';
 
 /** A posted form (application/x-www-form-urlencoded), read from the raw body. */
 const formOf = (ctx: Ctx) => new URLSearchParams(ctx.state.rawBody?.toString('utf8') ?? '');
@@ -21,9 +23,15 @@ const formOf = (ctx: Ctx) => new URLSearchParams(ctx.state.rawBody?.toString('ut
 export function dashboardRoutes(connectors: readonly ConnectorParts[]): Router<AppState, AppContext> {
   const router = new Router<AppState, AppContext>();
   const viewer = requireViewer(connectors);
+  // Every form that changes the program needs an admin (or owner), checked here whatever the page showed.
+  const admin = [viewer, requireRole('admin')] as const;
   router.get('/dashboard/assets/:name', (ctx) => serveAsset(ctx, ctx.params.name!));
   router.get('/', dashboardErrorPage, (ctx) => rootPage(ctx, connectors));
   router.get('/dashboard/sign-in', dashboardErrorPage, signInHelpPage);
+  router.post('/dashboard/sign-in', dashboardErrorPage, rateLimit('signIn'), readRawBody, (ctx) => {
+    requireSameOriginPost(ctx);
+    return requestSignIn(ctx, formOf(ctx));
+  });
   router.get('/dashboard/login', dashboardErrorPage, loginConfirmPage);
   router.post('/dashboard/login', dashboardErrorPage, readRawBody, (ctx) => {
     requireSameOriginPost(ctx); // login CSRF: another site's form would sign the victim into its brand
@@ -36,18 +44,27 @@ export function dashboardRoutes(connectors: readonly ConnectorParts[]): Router<A
   router.get('/dashboard/activity', dashboardErrorPage, viewer, activityPage);
   router.get('/dashboard/products', dashboardErrorPage, viewer, productsPage);
   router.get('/dashboard/reviews', dashboardErrorPage, viewer, (ctx) => reviewsPage(ctx));
-  router.post('/dashboard/reviews/:id/approve', dashboardErrorPage, readRawBody, viewer, (ctx) => decideReviewForm(ctx, ctx.params.id!, 'approved', formOf(ctx)));
-  router.post('/dashboard/reviews/:id/reject', dashboardErrorPage, readRawBody, viewer, (ctx) => decideReviewForm(ctx, ctx.params.id!, 'rejected', formOf(ctx)));
+  router.post('/dashboard/reviews/:id/approve', dashboardErrorPage, readRawBody, ...admin, (ctx) => decideReviewForm(ctx, ctx.params.id!, 'approved', formOf(ctx)));
+  router.post('/dashboard/reviews/:id/reject', dashboardErrorPage, readRawBody, ...admin, (ctx) => decideReviewForm(ctx, ctx.params.id!, 'rejected', formOf(ctx)));
   router.get('/dashboard/connections', dashboardErrorPage, viewer, (ctx) => connectionsWithWebhooksPage(ctx, connectors));
-  router.post('/dashboard/connections/webhooks', dashboardErrorPage, readRawBody, viewer, (ctx) => addEndpointForm(ctx, connectors, formOf(ctx)));
+  router.post('/dashboard/connections/webhooks', dashboardErrorPage, readRawBody, ...admin, (ctx) => addEndpointForm(ctx, connectors, formOf(ctx)));
   // The address the add form's 201 page stays on: reopened later, it is Connections.
   router.get('/dashboard/connections/webhooks', dashboardErrorPage, viewer, (ctx) => seeOther(ctx, '/dashboard/connections'));
   router.get('/dashboard/connections/webhooks/:id', dashboardErrorPage, viewer, (ctx) => endpointPage(ctx, ctx.params.id!));
   for (const action of ['test', 'enable', 'remove'] as const) {
-    router.post(`/dashboard/connections/webhooks/:id/${action}`, dashboardErrorPage, readRawBody, viewer, (ctx) => endpointForm(ctx, ctx.params.id!, action, formOf(ctx)));
+    router.post(`/dashboard/connections/webhooks/:id/${action}`, dashboardErrorPage, readRawBody, ...admin, (ctx) => endpointForm(ctx, ctx.params.id!, action, formOf(ctx)));
   }
-  router.post('/dashboard/connections/webhooks/:id/deliveries/:delivery/replay', dashboardErrorPage, readRawBody, viewer, (ctx) =>
+  router.post('/dashboard/connections/webhooks/:id/deliveries/:delivery/replay', dashboardErrorPage, readRawBody, ...admin, (ctx) =>
     endpointForm(ctx, ctx.params.id!, 'replay', formOf(ctx), ctx.params.delivery),
   );
+  router.get('/dashboard/team', dashboardErrorPage, viewer, (ctx) => teamPage(ctx));
+  router.post('/dashboard/team/invite', dashboardErrorPage, readRawBody, ...admin, (ctx) => inviteForm(ctx, formOf(ctx)));
+  for (const action of ['role', 'remove'] as const) {
+    router.post(`/dashboard/team/:id/${action}`, dashboardErrorPage, readRawBody, ...admin, (ctx) => changeUserForm(ctx, ctx.params.id!, action, formOf(ctx)));
+  }
+  router.get('/dashboard/account', dashboardErrorPage, viewer, (ctx) => accountPage(ctx));
+  router.post('/dashboard/account/sessions/end', dashboardErrorPage, readRawBody, viewer, (ctx) => endSessionsForm(ctx, false, formOf(ctx)));
+  router.post('/dashboard/account/sessions/end-all', dashboardErrorPage, readRawBody, viewer, (ctx) => endSessionsForm(ctx, true, formOf(ctx)));
+  router.get('/dashboard/audit', dashboardErrorPage, viewer, auditPage);
   return router;
 }

@@ -1,3 +1,4 @@
+import { type MerchantRole, type MerchantUser, getUser, roleAtLeast } from '../../core/accounts/merchant-users';
 import type { Brand } from '../../core/brands/brand';
 import { getBrand } from '../../core/brands/brand';
 import { endSession, findSession, sameToken } from '../../core/dashboard/dashboard-sign-in';
@@ -14,6 +15,17 @@ export interface DashboardViewer {
   /** The session's synchronizer token; null in embedded mode (no cookie, nothing ambient to forge). */
   csrfToken: string | null;
   embedded: EmbeddedSession | null;
+  /** The merchant user signed in; null for the operator's CLI link and the platform's admin. */
+  user: MerchantUser | null;
+  /**
+   * What they may do: a user's role; owner for the operator's CLI link and inside a platform's
+   * admin (where the platform's own staff permissions decide who opens the app).
+   */
+  role: MerchantRole;
+  /** Who they are in the audit log. */
+  actor: string;
+  /** Their cookie session's stored hash (the sessions page marks it); null when embedded. */
+  sessionHash: string | null;
 }
 
 const isBrandId = (value: string) => UUID_PATTERN.test(value);
@@ -36,13 +48,39 @@ export async function dashboardViewer(ctx: Ctx, connectors: readonly ConnectorPa
   const { db } = ctx.app.context.deps;
   for (const connector of connectors) {
     const embedded = await connector.dashboard?.embeddedSession?.(ctx);
-    if (embedded) return { brand: await getBrand(db, embedded.brand_id), csrfToken: null, embedded };
+    if (embedded) {
+      const actor = embedded.user ? `${embedded.user} (${embedded.shop})` : embedded.shop;
+      return { brand: await getBrand(db, embedded.brand_id), csrfToken: null, embedded, user: null, role: 'owner', actor, sessionHash: null };
+    }
   }
   const cookie = ctx.cookies.get(SESSION_COOKIE);
   if (!cookie) return null;
   const session = await findSession(db, cookie, isBrandId);
   if (!session) return null;
-  return { brand: await getBrand(db, session.brand_id), csrfToken: session.csrf_token, embedded: null };
+  const user = session.user_id === null ? null : await getUser(db, session.brand_id, session.user_id);
+  return {
+    brand: await getBrand(db, session.brand_id),
+    csrfToken: session.csrf_token,
+    embedded: null,
+    user,
+    role: user?.role ?? 'owner',
+    actor: user?.email ?? 'operator (CLI sign-in link)',
+    sessionHash: session.session_hash,
+  };
+}
+
+/**
+ * The viewer must hold at least `least` (checked on the server for every form, whatever the page
+ * showed): a viewer's post is a 403 that changes nothing.
+ */
+export function requireRole(least: MerchantRole): Middleware {
+  return async (ctx, next) => {
+    const { role } = ctx.state.viewer!;
+    if (!roleAtLeast(role, least)) {
+      throw new HttpError(403, `Your role (${role}) cannot do this: it needs ${least === 'owner' ? 'an owner' : 'an admin or owner'}. Ask an owner of the brand.`, {}, 'role_required');
+    }
+    return next();
+  };
 }
 
 /** The signed-in viewer, required: without one the page answers 401 with how to sign in. */

@@ -6,9 +6,7 @@ import { checkCsrf } from './dashboard-session';
 
 /** Who decided, for the audit trail: the Shopify admin's user when embedded, else the dashboard session. */
 export function viewerName(ctx: Ctx): string {
-  const { embedded } = ctx.state.viewer!;
-  if (!embedded) return 'dashboard';
-  return embedded.user ? `${embedded.user} (${embedded.shop})` : embedded.shop;
+  return ctx.state.viewer!.actor;
 }
 
 /**

@@ -1,10 +1,14 @@
+import { z } from 'zod';
+import { requestSignInLinks } from '../../core/accounts/sign-in-links';
 import { getBrand } from '../../core/brands/brand';
 import { LOGIN_LINK_TTL_MINUTES, checkLoginLink, redeemLoginLink } from '../../core/dashboard/dashboard-sign-in';
 import { inTransaction } from '../../core/db/transaction';
 import { warmReports } from '../../core/reports/warm-reports';
 import type { Ctx, Middleware } from '../app-context';
 import type { ConnectorParts } from '../http/connector';
+import { publicUrlOf } from '../config';
 import { HttpError } from '../http-error';
+import { mailbox } from '../schemas/fields';
 import { UUID_PATTERN } from '../middleware/authenticate-api-key';
 import { errorAnswer } from '../middleware/error-envelope';
 import { dashboardViewer, setSessionCookie } from './dashboard-session';
@@ -25,16 +29,34 @@ export async function rootPage(ctx: Ctx, connectors: readonly ConnectorParts[]):
   ctx.redirect(viewer ? `/dashboard${ctx.querystring ? `?${ctx.querystring}` : ''}` : '/dashboard/sign-in');
 }
 
-/** GET /dashboard/sign-in: how to get a sign-in link. */
+/** GET /dashboard/sign-in: the email form (and, after sign-out, that the session ended). */
 export function signInHelpPage(ctx: Ctx): void {
   const signedOut = ctx.query.signed_out === '1';
-  renderPage(ctx, 'message', {
+  renderPage(ctx, 'sign-in', {
     title: signedOut ? 'Signed out' : 'Sign in',
-    message: signedOut ? 'You are signed out. Your session has ended on the server too.' : 'The dashboard opens with a one-time sign-in link.',
-    status: 200,
-    showSignIn: true,
+    notice: signedOut ? 'You are signed out. Your session has ended on the server too.' : null,
     linkMinutes: LOGIN_LINK_TTL_MINUTES,
   });
+}
+
+const signInSchema = z.object({ email: mailbox() });
+
+/**
+ * POST /dashboard/sign-in: emails a one-time link to each brand the address belongs to. The answer
+ * is the same whether or not it belongs to any (nobody learns who is a user), and so is a request
+ * over the address's hourly allowance; the per-IP limit is the route's.
+ */
+export async function requestSignIn(ctx: Ctx, form: URLSearchParams): Promise<void> {
+  const email = form.get('email') ?? '';
+  const parsed = signInSchema.safeParse({ email });
+  if (!parsed.success) {
+    renderPage(ctx, 'sign-in', { title: 'Sign in', email, refusal: 'email must be an email address, like you@example.com', linkMinutes: LOGIN_LINK_TTL_MINUTES }, 400);
+    return;
+  }
+  const { db, config, logger } = ctx.app.context.deps;
+  const queued = await inTransaction(db, (trx) => requestSignInLinks(trx, parsed.data.email, { publicUrl: publicUrlOf(config), secret: config.keyEncryptionSecret }));
+  logger.info({ links: queued }, 'dashboard: sign-in link requested');
+  renderPage(ctx, 'sign-in', { title: 'Check your email', email: parsed.data.email, sent: true, linkMinutes: LOGIN_LINK_TTL_MINUTES });
 }
 
 /**
@@ -52,7 +74,8 @@ export async function loginConfirmPage(ctx: Ctx): Promise<void> {
 /** POST /dashboard/login: spends the link, opens a session, sets its cookie, shows the overview. */
 export async function login(ctx: Ctx, form: URLSearchParams): Promise<void> {
   const { brandId, token } = linkOf(form);
-  const session = await inTransaction(ctx.app.context.deps.db, (trx) => redeemLoginLink(trx, brandId, token));
+  const client = { ip: ctx.ip, userAgent: ctx.get('User-Agent') };
+  const session = await inTransaction(ctx.app.context.deps.db, (trx) => redeemLoginLink(trx, brandId, token, client));
   setSessionCookie(ctx, session.cookie, session.expires_at);
   const { db, logger, config } = ctx.app.context.deps;
   if (config.warmReportsOnSignIn !== false) {

@@ -6,6 +6,9 @@ import {
   type DueMessage, type MailOutcome, failInterruptedMessages, messagesWaitOnRetry, recordMailOutcomes, takeDueMessages, wakeWaitingMessages,
 } from '../../core/mail/mail-messages';
 import { mailRetryDelaySeconds } from '../../core/mail/mail-retry';
+import { type AccountMail, isAccountMail } from '../../core/accounts/account-mail';
+import { accountMailContent } from '../../core/accounts/account-mail-content';
+import { decryptSecret } from '../../core/brands/key-encryption';
 import { advocatesOf, messageContent } from '../../core/mail/message-content';
 import { queueReengagement } from '../../core/mail/reengagement';
 import { suppressedAmong } from '../../core/mail/suppressions';
@@ -53,13 +56,14 @@ const key = (brandId: string, id: string | number) => `${brandId}:${id}`;
 
 /** One taken message, rendered in the brand's words and handed to the transport: how it went. */
 async function attempt(deps: MailDeps, message: DueMessage, context: PassContext): Promise<MailOutcome> {
+  if (isAccountMail(message.template)) return attemptAccountMail(deps, message, message.template, context);
   const brand = context.brands.get(message.brand_id)!;
   if (context.suppressed.has(key(message.brand_id, message.recipient_normalized))) return { kind: 'suppressed' };
   const advocateId = message.advocate_id ?? message.data.advocate_id;
   const advocate = advocateId === undefined || advocateId === null ? null : (context.advocates.get(key(message.brand_id, advocateId)) ?? null);
   const unsubscribe = unsubscribeUrl(deps, message.brand_id, message.recipient);
   try {
-    const content = messageContent(brand, message, context.texts.get(key(message.brand_id, message.template)), advocate, unsubscribe);
+    const content = messageContent(brand, { template: message.template, data: message.data }, context.texts.get(key(message.brand_id, message.template)), advocate, unsubscribe);
     await deps.transport.send({
       from: { name: brand.sender_name ?? brand.name, address: senderAddress(deps) },
       to: message.recipient,
@@ -70,6 +74,32 @@ async function attempt(deps: MailDeps, message: DueMessage, context: PassContext
       messageId: `<mail.${message.message_id}.${message.brand_id}@${new URL(deps.publicUrl).hostname}>`,
       list: { unsubscribe: unsubscribe },
       headers: { 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+      fileName: `${new Date().toISOString().replace(/[:.]/g, '-')}-${message.template}-${message.message_id}.eml`,
+    });
+    return { kind: 'sent', subject: content.subject };
+  } catch (error) {
+    return outcomeOfError(error, message.attempts, deps.settings.retryScale);
+  }
+}
+
+/** A merchant's sign-in link or invitation: the link unsealed, no unsubscribe (no program switch or suppression stops it). */
+async function attemptAccountMail(deps: MailDeps, message: DueMessage, template: AccountMail, context: PassContext): Promise<MailOutcome> {
+  const brand = context.brands.get(message.brand_id)!;
+  try {
+    const content = accountMailContent(template, {
+      brandName: brand.name,
+      link: decryptSecret(message.data.link_sealed ?? '', deps.secret),
+      signInPage: `${deps.publicUrl}/dashboard/sign-in`,
+      invitedBy: message.data.invited_by,
+      role: message.data.role,
+    });
+    await deps.transport.send({
+      from: { name: `${brand.name} referrals`, address: senderAddress(deps) },
+      to: message.recipient,
+      subject: content.subject,
+      text: content.text,
+      html: content.html,
+      messageId: `<mail.${message.message_id}.${message.brand_id}@${new URL(deps.publicUrl).hostname}>`,
       fileName: `${new Date().toISOString().replace(/[:.]/g, '-')}-${message.template}-${message.message_id}.eml`,
     });
     return { kind: 'sent', subject: content.subject };
@@ -124,7 +154,7 @@ async function contextOf(db: Knex, due: DueMessage[]): Promise<PassContext> {
   });
   const [brands, texts, advocates, suppressed] = await Promise.all([
     findBrands(db, due.map((message) => message.brand_id)),
-    customTexts(db, due.map(({ brand_id, template }) => ({ brand_id, template }))),
+    customTexts(db, due.flatMap(({ brand_id, template }) => (isAccountMail(template) ? [] : [{ brand_id, template }]))),
     advocatesOf(db, advocatePairs),
     suppressedAmong(db, due.map(({ brand_id, recipient_normalized }) => ({ brand_id, email_normalized: recipient_normalized }))),
   ]);

@@ -20,6 +20,7 @@ export const WINDOWS: Record<Endpoint, { seconds: number; name: string }> = {
   convert: MINUTE,
   rewards: MINUTE,
   review: MINUTE,
+  signIn: HOUR,
 };
 
 /**

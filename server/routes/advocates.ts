@@ -1,11 +1,11 @@
 import type Router from '@koa/router';
 import { advocateView, listAdvocatePage } from '../../core/advocates/advocate-page';
-import { addReferralCode, getAdvocate } from '../../core/advocates/advocates';
-import { updateAdvocate } from '../../core/advocates/update-advocate';
-import { enrollAdvocate } from '../../core/advocates/enroll-advocate';
+import { getAdvocate } from '../../core/advocates/advocates';
+import { addAdvocate, addAdvocateCode, editAdvocate } from '../../core/program/merchant-changes';
 import { inTransaction } from '../../core/db/transaction';
 import type { AppContext, AppState, Ctx, Middleware } from '../app-context';
 import { answer } from './answer';
+import { actorOf } from './program-settings';
 import { parseJsonObject } from '../middleware/json-body';
 import { addCodeSchema, createAdvocateSchema, listAdvocatesQuerySchema, updateAdvocateSchema } from '../schemas/advocate-request';
 import { advocatePathSchema } from '../schemas/reward-request';
@@ -16,7 +16,7 @@ const idOf = (ctx: Ctx) => advocatePathSchema.parse((ctx as Ctx & { params: Reco
 const create: Middleware = async (ctx) => {
   const input = createAdvocateSchema.parse(parseJsonObject(ctx.state.rawBody));
   const brand = ctx.state.brand!;
-  const advocate = await inTransaction(ctx.app.context.deps.db, (trx) => enrollAdvocate(trx, brand.brand_id, input));
+  const advocate = await inTransaction(ctx.app.context.deps.db, (trx) => addAdvocate(trx, brand.brand_id, input, actorOf(ctx)));
   answer(ctx, advocateView(brand, advocate), 201);
 };
 
@@ -37,7 +37,7 @@ const patch: Middleware = async (ctx) => {
   const changes = updateAdvocateSchema.parse(parseJsonObject(ctx.state.rawBody));
   const brand = ctx.state.brand!;
   const id = idOf(ctx);
-  answer(ctx, advocateView(brand, await inTransaction(ctx.app.context.deps.db, (trx) => updateAdvocate(trx, brand.brand_id, id, changes))));
+  answer(ctx, advocateView(brand, await inTransaction(ctx.app.context.deps.db, (trx) => editAdvocate(trx, brand.brand_id, id, changes, actorOf(ctx)))));
 };
 
 /** POST /advocates/{id}/codes: 201 with the advocate and all their codes; a code in use is a 409. */
@@ -45,11 +45,7 @@ const addCode: Middleware = async (ctx) => {
   const { code, kind } = addCodeSchema.parse(parseJsonObject(ctx.state.rawBody));
   const brand = ctx.state.brand!;
   const id = idOf(ctx);
-  const advocate = await inTransaction(ctx.app.context.deps.db, async (trx) => {
-    await getAdvocate(trx, brand.brand_id, id);
-    await addReferralCode(trx, brand.brand_id, id, code, false, kind ?? 'referral');
-    return getAdvocate(trx, brand.brand_id, id);
-  });
+  const advocate = await inTransaction(ctx.app.context.deps.db, (trx) => addAdvocateCode(trx, brand.brand_id, id, code, kind ?? 'referral', actorOf(ctx)));
   answer(ctx, advocateView(brand, advocate), 201);
 };
 

@@ -1,11 +1,11 @@
 import type Router from '@koa/router';
-import { createApiKey, listApiKeys, revokeApiKey } from '../../core/brands/api-keys';
-import { updateBrand } from '../../core/brands/brand';
+import { listApiKeys } from '../../core/brands/api-keys';
 import { currencyExponent } from '../../core/currency';
 import { inTransaction } from '../../core/db/transaction';
 import { NotFound } from '../../core/errors';
 import { amountFromMinor, toMinor } from '../../core/money';
-import { markPaid, payoutCandidates } from '../../core/payouts/payouts';
+import { payoutCandidates } from '../../core/payouts/payouts';
+import { changeSettings, issueApiKey, recordPayouts, withdrawApiKey } from '../../core/program/merchant-changes';
 import type { AppContext, AppState, Ctx, Middleware } from '../app-context';
 import { answer as ok } from './answer';
 import { UUID_PATTERN } from '../middleware/authenticate-api-key';
@@ -13,7 +13,7 @@ import { parseJsonObject, parseOptionalJsonObject } from '../middleware/json-bod
 import { brandPatchSchema, createApiKeySchema, markPaidSchema, payoutsQuerySchema, percentagesWithin } from '../schemas/program-request';
 
 /** Who changed something through the API: the key, never the key itself. */
-const actorOf = (ctx: Ctx) => `api_key:${ctx.state.apiKeyId}`;
+export const actorOf = (ctx: Ctx) => `api_key:${ctx.state.apiKeyId}`;
 
 /** GET /brand: the brand and its program settings. */
 const showBrand: Middleware = async (ctx) => ok(ctx, ctx.state.brand!);
@@ -22,7 +22,7 @@ const showBrand: Middleware = async (ctx) => ok(ctx, ctx.state.brand!);
 const patchBrand: Middleware = async (ctx) => {
   const patch = brandPatchSchema.parse(parseJsonObject(ctx.state.rawBody));
   percentagesWithin(ctx.state.brand!, patch);
-  ok(ctx, await updateBrand(ctx.app.context.deps.db, ctx.state.brand!.brand_id, patch));
+  ok(ctx, await inTransaction(ctx.app.context.deps.db, (trx) => changeSettings(trx, ctx.state.brand!.brand_id, patch, actorOf(ctx))));
 };
 
 /** GET /payouts?min=: what each advocate may be paid now (approved, unpaid), with the payout id to record it under. */
@@ -40,14 +40,14 @@ const paid: Middleware = async (ctx) => {
   const { payouts } = markPaidSchema.parse(parseJsonObject(ctx.state.rawBody));
   const brand = ctx.state.brand!;
   const rows = payouts.map((payout, index) => ({ row: index + 1, ...payout }));
-  ok(ctx, await inTransaction(ctx.app.context.deps.db, (trx) => markPaid(trx, brand, rows, actorOf(ctx))));
+  ok(ctx, await inTransaction(ctx.app.context.deps.db, (trx) => recordPayouts(trx, brand, rows, actorOf(ctx))));
 };
 
 /** POST /api-keys: 201 with the new key, shown this once. */
 const createKey: Middleware = async (ctx) => {
   const { label } = createApiKeySchema.parse(parseOptionalJsonObject(ctx.state.rawBody));
   const { db, config } = ctx.app.context.deps;
-  ok(ctx, await createApiKey(db, ctx.state.brand!.brand_id, config.keyEncryptionSecret, label ?? null), 201);
+  ok(ctx, await inTransaction(db, (trx) => issueApiKey(trx, ctx.state.brand!.brand_id, config.keyEncryptionSecret, label ?? null, actorOf(ctx))), 201);
 };
 
 const listKeys: Middleware = async (ctx) => ok(ctx, await listApiKeys(ctx.app.context.deps.db, ctx.state.brand!.brand_id));
@@ -56,7 +56,7 @@ const listKeys: Middleware = async (ctx) => ok(ctx, await listApiKeys(ctx.app.co
 const revokeKey: Middleware = async (ctx) => {
   const keyId = String((ctx as Ctx & { params: Record<string, string> }).params.id);
   if (!UUID_PATTERN.test(keyId)) throw new NotFound(`key ${keyId} not found`);
-  ok(ctx, await revokeApiKey(ctx.app.context.deps.db, ctx.state.brand!.brand_id, keyId));
+  ok(ctx, await inTransaction(ctx.app.context.deps.db, (trx) => withdrawApiKey(trx, ctx.state.brand!.brand_id, keyId, actorOf(ctx))));
 };
 
 /** The merchant's program over REST (settings, payouts, keys), each after `guard` (body, API key, plan). */

@@ -78,7 +78,7 @@ describeInBrowser('the Reviews and outbound-webhooks pages, and the program emai
 
     const approved = await t.http.get('/api/v1/reviews?status=approved').set(brand.headers);
     expect(approved.body.data.reviews).toEqual([
-      expect.objectContaining({ status: 'approved', decided_by: 'dashboard', note: 'Known customer, phoned', conversion: expect.objectContaining({ order_id: 'NW-2001' }) }),
+      expect.objectContaining({ status: 'approved', decided_by: 'operator (CLI sign-in link)', note: 'Known customer, phoned', conversion: expect.objectContaining({ order_id: 'NW-2001' }) }),
     ]);
     const balance = await t.http.get(`/api/v1/advocates/${approved.body.data.reviews[0].advocate_id}/balance`).set(brand.headers);
     expect(balance.body.data).toMatchObject({ approved: 12 });

@@ -68,7 +68,7 @@ describe('the Reviews page', () => {
     const approved = await agent.post(`/dashboard/reviews/${reviewId}/approve`).type('form').send({ csrf_token: csrf, note: 'known customer', back_status: 'open' });
     expect(approved.status).toBe(303);
     expect(approved.headers.location).toBe(`/dashboard/reviews?status=open&done=approved&review=${reviewId}`);
-    expect(await reviewRow(brand.brandId, reviewId)).toMatchObject({ status: 'approved', decided_by: 'dashboard', note: 'known customer' });
+    expect(await reviewRow(brand.brandId, reviewId)).toMatchObject({ status: 'approved', decided_by: 'operator (CLI sign-in link)', note: 'known customer' });
     expect(await balance(brand.brandId, advocate.advocateId)).toBe(10);
 
     const after = await agent.get(approved.headers.location!);
@@ -84,7 +84,7 @@ describe('the Reviews page', () => {
     const { brand, advocate, agent, csrf, reviewId, conversionId } = await heldOrder();
     const rejected = await agent.post(`/dashboard/reviews/${reviewId}/reject`).type('form').send({ csrf_token: csrf, reason: 'same household' });
     expect(rejected.status).toBe(303);
-    expect(await reviewRow(brand.brandId, reviewId)).toMatchObject({ status: 'rejected', decided_by: 'dashboard', note: 'same household' });
+    expect(await reviewRow(brand.brandId, reviewId)).toMatchObject({ status: 'rejected', decided_by: 'operator (CLI sign-in link)', note: 'same household' });
     expect(await t.db('rewards').where({ brand_id: brand.brandId, conversion_id: conversionId }).first()).toMatchObject({ status: 'voided', void_reason: 'fraud review rejected: same household' });
     expect(await balance(brand.brandId, advocate.advocateId)).toBe(0);
   });

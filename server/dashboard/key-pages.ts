@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { listApiKeys } from '../../core/brands/api-keys';
+import { inTransaction } from '../../core/db/transaction';
+import { issueApiKey, withdrawApiKey } from '../../core/program/merchant-changes';
+import type { Ctx } from '../app-context';
+import { UUID_PATTERN } from '../middleware/authenticate-api-key';
+import { createApiKeySchema } from '../schemas/program-request';
+import { runForm, seeOther } from './form-actions';
+import { renderPage } from './render-page';
+import { flashSecret, takeFlashedSecret } from './secret-flash';
+
+const PAGE = '/dashboard/keys';
+const noticeSchema = z.object({ created: z.string().max(100).optional().catch(undefined), revoked: z.string().max(100).optional().catch(undefined) });
+
+/** GET /dashboard/keys: the brand's API keys (prefix, label, when made and revoked); a new key is shown here once. */
+export async function keysPage(ctx: Ctx, refusal?: { status: number; message: string }): Promise<void> {
+  const { brand } = ctx.state.viewer!;
+  const notice = noticeSchema.parse(ctx.query);
+  const created = takeFlashedSecret(ctx, brand.brand_id, notice.created, PAGE);
+  const keys = await listApiKeys(ctx.app.context.deps.db, brand.brand_id);
+  renderPage(
+    ctx,
+    'keys',
+    { title: 'API keys', section: PAGE, keys, created, notice: notice.revoked ? `Key ${notice.revoked} is revoked: requests with it are refused from now on.` : null, refusal: refusal?.message ?? null },
+    refusal?.status,
+  );
+}
+
+/** POST /dashboard/keys: a new key, shown once on the page the form redirects to. */
+export async function createKeyForm(ctx: Ctx, form: URLSearchParams): Promise<void> {
+  await runForm(
+    ctx,
+    form,
+    async () => {
+      const { label } = createApiKeySchema.parse({ label: form.get('label') || undefined });
+      const { db, config } = ctx.app.context.deps;
+      const viewer = ctx.state.viewer!;
+      const key = await inTransaction(db, (trx) => issueApiKey(trx, viewer.brand.brand_id, config.keyEncryptionSecret, label ?? null, viewer.actor));
+      flashSecret(ctx, { brand_id: viewer.brand.brand_id, id: key.key_id, url: label ?? key.key_prefix, secret: key.api_key }, PAGE);
+      seeOther(ctx, PAGE, { created: key.key_id });
+    },
+    (status, message) => keysPage(ctx, { status, message }),
+  );
+}
+
+/** POST /dashboard/keys/:id/revoke: refused from the next request on, in every process. */
+export async function revokeKeyForm(ctx: Ctx, keyId: string, form: URLSearchParams): Promise<void> {
+  await runForm(
+    ctx,
+    form,
+    async () => {
+      if (!UUID_PATTERN.test(keyId)) throw new z.ZodError([{ code: 'custom', path: ['key'], message: 'key must be a key id', input: keyId }]);
+      const viewer = ctx.state.viewer!;
+      const key = await inTransaction(ctx.app.context.deps.db, (trx) => withdrawApiKey(trx, viewer.brand.brand_id, keyId, viewer.actor));
+      seeOther(ctx, PAGE, { revoked: key.key_prefix });
+    },
+    (status, message) => keysPage(ctx, { status, message }),
+  );
+}

@@ -1,0 +1,68 @@
+import { inTransaction } from '../../core/db/transaction';
+import { Invalid } from '../../core/errors';
+import { paidPayouts, payoutCandidates } from '../../core/payouts/payouts';
+import { recordPayouts } from '../../core/program/merchant-changes';
+import type { Ctx } from '../app-context';
+import { CliError } from '../cli/cli-error';
+import { parsePaidCsv, payoutsCsv } from '../cli/payouts-csv';
+import { runForm, seeOther } from './form-actions';
+import { renderPage } from './render-page';
+import { readUpload } from './upload';
+
+const PAGE = '/dashboard/payouts';
+/** A paid file lists at most 10,000 payouts (as POST /api/v1/payouts/mark-paid does): well under this. */
+const MAX_PAID_FILE_BYTES = 5 * 1_048_576;
+
+/** GET /dashboard/payouts: what each advocate may be paid now, the CSV to pay from, the upload of the paid file, the payouts recorded. */
+export async function payoutsPage(ctx: Ctx, refusal?: { status: number; message: string }): Promise<void> {
+  const { brand } = ctx.state.viewer!;
+  const { db } = ctx.app.context.deps;
+  const payable = await payoutCandidates(db, brand, 0);
+  if (ctx.query.format === 'csv') {
+    ctx.set('Content-Disposition', `attachment; filename="payouts-${new Date().toISOString().slice(0, 10)}.csv"`);
+    ctx.type = 'text/csv; charset=utf-8';
+    ctx.body = payoutsCsv(payable);
+    return;
+  }
+  const past = await paidPayouts(db, brand, 100);
+  const total = payable.reduce((sum, line) => sum + line.amount, 0);
+  renderPage(
+    ctx,
+    'payouts',
+    {
+      title: 'Payouts',
+      section: PAGE,
+      payable,
+      total,
+      past,
+      notice: typeof ctx.query.done === 'string' ? ctx.query.done : null,
+      refusal: refusal?.message ?? null,
+    },
+    refusal?.status,
+  );
+}
+
+/** POST /dashboard/payouts/paid: the paid file (the downloaded CSV, or any with payout_id, advocate_id, amount), recorded all or none. */
+export async function uploadPaidForm(ctx: Ctx): Promise<void> {
+  const upload = await readUpload(ctx, MAX_PAID_FILE_BYTES);
+  await runForm(
+    ctx,
+    upload.fields,
+    async () => {
+      if (!upload.file || upload.file.text.trim() === '') throw new Invalid('file: choose the paid payouts file (CSV) to upload');
+      let rows;
+      try {
+        rows = parsePaidCsv(upload.file.text);
+      } catch (error) {
+        if (error instanceof CliError) throw new Invalid(`file ${upload.file.name}: ${error.message}`);
+        throw error;
+      }
+      if (rows.length > 10_000) throw new Invalid('file: at most 10,000 payouts per file');
+      const viewer = ctx.state.viewer!;
+      const result = await inTransaction(ctx.app.context.deps.db, (trx) => recordPayouts(trx, viewer.brand, rows, viewer.actor));
+      seeOther(ctx, PAGE, { done: result.message });
+    },
+    (status, message) => payoutsPage(ctx, { status, message }),
+  );
+}
+

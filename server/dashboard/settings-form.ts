@@ -1,0 +1,109 @@
+import { ZodError } from 'zod';
+import { ATTRIBUTION_MODELS, type Brand, LANGUAGES, REWARD_TYPES } from '../../core/brands/brand';
+import { DomainError } from '../../core/errors';
+import { brandPatchSchema } from '../schemas/program-request';
+
+/** How a setting is entered: the form's text is turned into the value the brand schema checks. */
+type FieldKind = 'number' | 'integer' | 'optional-number' | 'optional-integer' | 'boolean' | 'text' | 'optional-text' | readonly string[];
+
+export interface SettingField {
+  name: keyof Brand & string;
+  label: string;
+  kind: FieldKind;
+  hint?: string;
+}
+
+/** The settings page's fields, by section, in the brand schema's own names (the same schema as PATCH /api/v1/brand and the CLI check). */
+export const SETTING_SECTIONS: Array<{ title: string; fields: SettingField[] }> = [
+  { title: 'Program', fields: [{ name: 'name', label: 'Program (brand) name', kind: 'text' }] },
+  {
+    title: "Advocate's reward",
+    fields: [
+      { name: 'reward_type', label: 'Reward type', kind: REWARD_TYPES },
+      { name: 'reward_value', label: 'Reward value', kind: 'number', hint: 'An amount in the brand currency, or a percentage of the order (at most 100).' },
+      { name: 'reward_hold_days', label: 'Hold days', kind: 'integer', hint: 'Days a new reward is held before it is approved (returns window); 0 approves at once.' },
+      { name: 'allow_pending_redemption', label: 'Advocates may spend held rewards', kind: 'boolean' },
+    ],
+  },
+  {
+    title: "Friend's offer",
+    fields: [
+      { name: 'referee_discount_type', label: 'Offer type', kind: REWARD_TYPES },
+      { name: 'referee_discount_value', label: 'Offer value', kind: 'number', hint: 'A percentage off (at most 100), or an amount off in the brand currency.' },
+      { name: 'referee_min_purchase', label: 'Minimum purchase', kind: 'optional-number', hint: 'Empty: no minimum.' },
+      { name: 'referee_discount_cap', label: 'Largest discount', kind: 'optional-number', hint: 'A cap on a percentage offer; empty: no cap.' },
+    ],
+  },
+  {
+    title: 'Attribution',
+    fields: [
+      { name: 'attribution_model', label: 'Model', kind: ATTRIBUTION_MODELS },
+      { name: 'attribution_window_days', label: 'Window (days)', kind: 'integer' },
+      { name: 'count_test_orders', label: "Count the platform's test orders", kind: 'boolean' },
+    ],
+  },
+  {
+    title: 'Fraud rules',
+    fields: [
+      { name: 'fraud_self_referral', label: 'Hold self-referrals', kind: 'boolean' },
+      { name: 'fraud_velocity', label: 'Hold bursts (velocity)', kind: 'boolean' },
+      { name: 'fraud_disposable_email', label: 'Hold disposable email addresses', kind: 'boolean' },
+      { name: 'fraud_max_per_advocate_hour', label: 'Most conversions per advocate per hour', kind: 'optional-integer', hint: 'Empty or 0: no limit.' },
+      { name: 'fraud_max_per_ip_day', label: 'Most conversions per shopper IP per day', kind: 'optional-integer', hint: 'Empty or 0: no limit.' },
+      { name: 'fraud_ip_window_days', label: 'Same-IP look-back (days)', kind: 'integer' },
+    ],
+  },
+  {
+    title: 'Emails',
+    fields: [
+      { name: 'language', label: 'Language', kind: LANGUAGES },
+      { name: 'sender_name', label: 'Sender name', kind: 'optional-text', hint: "Empty: the brand's name." },
+      { name: 'store_url', label: 'Store address', kind: 'optional-text', hint: 'https://… — share links point at it.' },
+      { name: 'email_advocate_welcome', label: 'Welcome email', kind: 'boolean' },
+      { name: 'email_reward_earned', label: 'Reward earned email', kind: 'boolean' },
+      { name: 'email_reward_approved', label: 'Reward approved email', kind: 'boolean' },
+      { name: 'email_reward_paid', label: 'Reward paid email', kind: 'boolean' },
+      { name: 'email_friend_offer', label: "Friend's offer email", kind: 'boolean' },
+      { name: 'email_reengagement', label: 'Re-engagement email', kind: 'boolean' },
+      { name: 'reengagement_days', label: 'Re-engage after (days)', kind: 'integer' },
+    ],
+  },
+];
+
+const FIELDS = SETTING_SECTIONS.flatMap((section) => section.fields);
+
+/** A form field's text as the value its schema expects; text that is not a number stays text, so the schema names the field. */
+function valueOf(kind: FieldKind, raw: string | null): unknown {
+  const text = (raw ?? '').trim();
+  if (kind === 'boolean') return raw === 'on' || raw === 'true' || raw === '1';
+  if (Array.isArray(kind) || kind === 'text') return text;
+  if (kind === 'optional-text') return text === '' ? null : text;
+  if (text === '') return typeof kind === 'string' && kind.startsWith('optional') ? null : undefined;
+  return /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text;
+}
+
+export interface SettingsRefusal {
+  /** Each refused field's message, shown next to it. */
+  errors: Record<string, string>;
+  /** What the merchant typed, shown back. */
+  values: Record<string, unknown>;
+}
+
+/** The posted form as a brand patch, checked by the brand schema; or, refused, every bad field's message. */
+export function parseSettingsForm(form: URLSearchParams): { patch: ReturnType<typeof brandPatchSchema.parse> } | { refusal: SettingsRefusal } {
+  const values = Object.fromEntries(FIELDS.map((field) => [field.name, valueOf(field.kind, form.get(field.name))]));
+  const parsed = brandPatchSchema.safeParse(Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)));
+  const missing = FIELDS.filter((field) => values[field.name] === undefined).map((field) => [field.name, 'is required'] as const);
+  if (parsed.success && missing.length === 0) return { patch: parsed.data };
+  const errors: Record<string, string> = Object.fromEntries(missing);
+  if (!parsed.success) for (const issue of parsed.error.issues) errors[String(issue.path[0] ?? 'name')] ??= issue.message;
+  return { refusal: { errors, values } };
+}
+
+/** A refusal from core after the schema (a percentage over 100): its message starts with the field it names. */
+export function refusalOfError(error: unknown, form: URLSearchParams): SettingsRefusal | null {
+  if (!(error instanceof DomainError || error instanceof ZodError)) return null;
+  const field = FIELDS.find((candidate) => error.message.startsWith(candidate.name))?.name ?? 'name';
+  const values = Object.fromEntries(FIELDS.map((candidate) => [candidate.name, valueOf(candidate.kind, form.get(candidate.name))]));
+  return { errors: { [field]: error.message }, values };
+}

@@ -1,0 +1,46 @@
+import { inTransaction } from '../../core/db/transaction';
+import { changeSettings } from '../../core/program/merchant-changes';
+import type { Ctx } from '../app-context';
+import { percentagesWithin } from '../schemas/program-request';
+import { checkCsrf } from './dashboard-session';
+import { seeOther } from './form-actions';
+import { renderPage } from './render-page';
+import { SETTING_SECTIONS, type SettingsRefusal, parseSettingsForm, refusalOfError } from './settings-form';
+
+/** GET /dashboard/settings: the program's settings, one form; a refused save comes back with each bad field's message beside it. */
+export function settingsPage(ctx: Ctx, refusal?: SettingsRefusal): void {
+  const { brand } = ctx.state.viewer!;
+  const values = refusal?.values ?? brand;
+  renderPage(
+    ctx,
+    'settings',
+    {
+      title: 'Program settings',
+      section: '/dashboard/settings',
+      sections: SETTING_SECTIONS,
+      values,
+      errors: refusal?.errors ?? {},
+      currency: brand.currency,
+      notice: ctx.query.saved === '1' ? 'Settings saved.' : null,
+      refusal: refusal ? `Nothing was saved: ${Object.keys(refusal.errors).length === 1 ? 'a field needs' : 'some fields need'} a change (marked below).` : null,
+    },
+    refusal ? 400 : 200,
+  );
+}
+
+/** POST /dashboard/settings: all fields checked by the brand schema, then saved in one change (the audit log keeps what moved). */
+export async function saveSettingsForm(ctx: Ctx, form: URLSearchParams): Promise<void> {
+  checkCsrf(ctx, form);
+  const parsed = parseSettingsForm(form);
+  if ('refusal' in parsed) return settingsPage(ctx, parsed.refusal);
+  const viewer = ctx.state.viewer!;
+  try {
+    percentagesWithin(viewer.brand, parsed.patch);
+    await inTransaction(ctx.app.context.deps.db, (trx) => changeSettings(trx, viewer.brand.brand_id, parsed.patch, viewer.actor));
+  } catch (error) {
+    const refusal = refusalOfError(error, form);
+    if (!refusal) throw error;
+    return settingsPage(ctx, refusal);
+  }
+  seeOther(ctx, '/dashboard/settings', { saved: 1 });
+}
