@@ -18,6 +18,7 @@ import * as dashboard from './20261207_0016_dashboard';
 import * as rewardAmountsInCurrency from './20261208_0017_reward_amounts_in_currency';
 import * as reportMoney from './20261209_0018_report_money';
 import * as programEmails from './20261210_0019_program_emails';
+import * as advocateStatus from './20261212_0021_advocate_status';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -46,4 +47,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['20261208_0017_reward_amounts_in_currency', rewardAmountsInCurrency],
   ['20261209_0018_report_money', reportMoney],
   ['20261210_0019_program_emails', programEmails],
+  ['20261212_0021_advocate_status', advocateStatus],
 ];
