@@ -163,11 +163,15 @@ interface CodeOwnerRow {
   first_name: string;
 }
 
-/** referral_codes joined to their advocates, selecting what a ReferralCodeOwner holds. */
+/**
+ * referral_codes joined to their active advocates, selecting what a ReferralCodeOwner holds: every
+ * code look-up (orders, visits, claims, eligibility) goes through it, so a deactivated advocate's
+ * codes resolve as unknown everywhere at once.
+ */
 export function codeOwners(db: Executor): Knex.QueryBuilder {
   return db('referral_codes as c')
     .join('advocates as a', function joinAdvocate() {
-      this.on('a.brand_id', 'c.brand_id').andOn('a.advocate_id', 'c.advocate_id');
+      this.on('a.brand_id', 'c.brand_id').andOn('a.advocate_id', 'c.advocate_id').andOnVal('a.status', '=', 'active' satisfies AdvocateStatus);
     })
     .select('c.code', 'c.code_normalized', 'c.kind', 'c.advocate_id', 'a.email_normalized', 'a.first_name');
 }
