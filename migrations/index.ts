@@ -19,6 +19,7 @@ import * as rewardAmountsInCurrency from './20261208_0017_reward_amounts_in_curr
 import * as reportMoney from './20261209_0018_report_money';
 import * as programEmails from './20261210_0019_program_emails';
 import * as merchantAccounts from './20261211_0020_merchant_accounts';
+import * as advocateStatus from './20261212_0021_advocate_status';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -48,4 +49,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['20261209_0018_report_money', reportMoney],
   ['20261210_0019_program_emails', programEmails],
   ['20261211_0020_merchant_accounts', merchantAccounts],
+  ['20261212_0021_advocate_status', advocateStatus],
 ];

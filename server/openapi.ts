@@ -129,14 +129,20 @@ function programPaths() {
   return {
     '/api/v1/advocates': {
       ...post('Enrol an advocate: 201 with their code and share_link; the welcome email is queued; 409 (with advocate_id) when the email is taken', body(createAdvocateSchema), { '201': envelope }),
-      get: operation('The brand\'s advocates in the order they joined; q searches email, name or code; has_more and next_cursor page', { '200': envelope }, parameters(listAdvocatesQuerySchema, 'query')),
+      get: operation('The brand\'s advocates in the order they joined; q searches email, name or code; status keeps active or deactivated ones; has_more and next_cursor page', { '200': envelope }, parameters(listAdvocatesQuerySchema, 'query')),
     },
     '/api/v1/advocates/{id}': {
-      get: operation('One advocate, with codes and share_link', { '200': envelope }, advocateId),
+      get: operation('One advocate, with codes, share_link, status and deactivated_at', { '200': envelope }, advocateId),
       patch: { ...operation('Correct an advocate\'s name or email; a taken email is a 409 with advocate_id', { '200': envelope }, advocateId), requestBody: body(updateAdvocateSchema) },
     },
     '/api/v1/advocates/{id}/codes': {
       post: { ...operation('Give the advocate another referral code, or map a platform coupon code (kind: coupon) to them; 409 when the code is in use', { '201': envelope }, advocateId), requestBody: body(addCodeSchema) },
+    },
+    '/api/v1/advocates/{id}/deactivate': {
+      post: operation('Deactivate an advocate: their codes resolve as unknown from now on (no new conversion, visit or claim); their history and earned rewards stay; twice changes nothing', { '200': envelope }, advocateId),
+    },
+    '/api/v1/advocates/{id}/reactivate': {
+      post: operation('Reactivate an advocate: their codes attribute new orders again; twice changes nothing', { '200': envelope }, advocateId),
     },
     '/api/v1/brand': {
       get: operation('The brand and its program settings', { '200': envelope }),

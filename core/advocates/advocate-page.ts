@@ -1,10 +1,11 @@
 import type { Executor } from '../db/transaction';
 import { normalizeCode } from './normalize';
 import { type Advocate, advocatesByIds } from './advocates';
+import type { AdvocateStatus } from './advocate-status';
 import { shareLink } from './share-link';
 import type { Brand } from '../brands/brand';
 
-/** An advocate as the API answers: with the link they share (their first code's). */
+/** An advocate as the API answers (status and deactivated_at included): with the link they share (their first code's). */
 export type AdvocateView = Advocate & { share_link: string | null };
 
 export function advocateView(brand: Brand, advocate: Advocate): AdvocateView {
@@ -21,14 +22,16 @@ export interface AdvocatePage {
 
 /**
  * A brand's advocates in the order they joined, a page at a time (`cursor`: the last advocate id
- * seen), optionally those whose email or name contains `q` or who have the code `q`.
+ * seen), optionally those whose email or name contains `q` or who have the code `q`, and only
+ * those of one `status`.
  */
-export async function listAdvocatePage(db: Executor, brand: Brand, query: { q?: string; cursor?: number; limit: number }): Promise<AdvocatePage> {
+export async function listAdvocatePage(db: Executor, brand: Brand, query: { q?: string; status?: AdvocateStatus; cursor?: number; limit: number }): Promise<AdvocatePage> {
   const rows: Array<{ advocate_id: string }> = await db('advocates as a')
     .select('a.advocate_id')
     .where('a.brand_id', brand.brand_id)
     .modify((builder) => {
       if (query.cursor !== undefined) builder.andWhere('a.advocate_id', '>', query.cursor);
+      if (query.status !== undefined) builder.andWhere('a.status', query.status);
       if (query.q) {
         const like = `%${query.q.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
         builder.andWhere((match) =>

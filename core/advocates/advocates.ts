@@ -4,6 +4,7 @@ import { lookUpByKeys } from '../db/look-up-by-keys';
 import { statementOnce } from '../db/prepared-statement';
 import type { Executor } from '../db/transaction';
 import { Conflict, Invalid, NotFound } from '../errors';
+import type { AdvocateStatus } from './advocate-status';
 import type { CodeKind } from './code-kind';
 import { normalizeCode, normalizeEmail } from './normalize';
 
@@ -14,6 +15,8 @@ export interface Advocate {
   first_name: string;
   last_name: string | null;
   referral_codes: string[];
+  status: AdvocateStatus;
+  deactivated_at: string | null;
   created_at: string;
 }
 
@@ -90,6 +93,8 @@ interface AdvocateRow {
   email: string;
   first_name: string;
   last_name: string | null;
+  status: AdvocateStatus;
+  deactivated_at: Date | null;
   created_at: Date;
 }
 
@@ -101,6 +106,8 @@ function toAdvocate(row: AdvocateRow, codes: string[]): Advocate {
     first_name: row.first_name,
     last_name: row.last_name,
     referral_codes: codes,
+    status: row.status,
+    deactivated_at: row.deactivated_at === null ? null : new Date(row.deactivated_at).toISOString(),
     created_at: new Date(row.created_at).toISOString(),
   };
 }
@@ -156,11 +163,15 @@ interface CodeOwnerRow {
   first_name: string;
 }
 
-/** referral_codes joined to their advocates, selecting what a ReferralCodeOwner holds. */
+/**
+ * referral_codes joined to their active advocates, selecting what a ReferralCodeOwner holds: every
+ * code look-up (orders, visits, claims, eligibility) goes through it, so a deactivated advocate's
+ * codes resolve as unknown everywhere at once.
+ */
 export function codeOwners(db: Executor): Knex.QueryBuilder {
   return db('referral_codes as c')
     .join('advocates as a', function joinAdvocate() {
-      this.on('a.brand_id', 'c.brand_id').andOn('a.advocate_id', 'c.advocate_id');
+      this.on('a.brand_id', 'c.brand_id').andOn('a.advocate_id', 'c.advocate_id').andOnVal('a.status', '=', 'active' satisfies AdvocateStatus);
     })
     .select('c.code', 'c.code_normalized', 'c.kind', 'c.advocate_id', 'a.email_normalized', 'a.first_name');
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { advocateIsActive } from '../advocates/advocate-status';
 import type { ReferralType } from '../conversions/referral-type';
 import { lookUpByKeys } from '../db/look-up-by-keys';
 import { statementOnce } from '../db/prepared-statement';
@@ -59,14 +60,15 @@ export interface ClaimsOfOrders {
   pending: Map<string, ClaimRecord[]>;
 }
 
-// The claims named by id, then every pending claim of the customers (OFFSET 0: knex leaves an offset of 0 out of a builder).
+// The claims named by id, then every pending claim of the customers (OFFSET 0: knex leaves an offset of 0 out of a builder);
+// a deactivated advocate's claims are not found, so they attribute no new order (docs/decisions.md, *Deactivated advocates*).
 const claimsOfOrders = statementOnce(2, (db, [named, customers]) =>
   db.raw('? UNION ALL ?', [
     lookUpByKeys(
       db,
       'brand_id uuid, claim_id bigint',
       named!,
-      db('claims').select(db.raw(`'named' AS wanted_as`), ...CLAIM_COLUMNS, 'brand_id').whereRaw('claims.brand_id = k.brand_id AND claims.claim_id = k.claim_id').limit(1),
+      db('claims').select(db.raw(`'named' AS wanted_as`), ...CLAIM_COLUMNS, 'brand_id').whereRaw(`claims.brand_id = k.brand_id AND claims.claim_id = k.claim_id AND ${advocateIsActive('claims.brand_id', 'claims.advocate_id')}`).limit(1),
     ),
     lookUpByKeys(
       db,
@@ -76,6 +78,7 @@ const claimsOfOrders = statementOnce(2, (db, [named, customers]) =>
         `SELECT 'pending' AS wanted_as, ${CLAIM_COLUMNS.join(', ')}, brand_id FROM claims
          WHERE claims.brand_id = k.brand_id AND claims.email_normalized = k.email_normalized AND claims.status = 'pending'
            AND claims.created_at >= now() - make_interval(days => k.window_days)
+           AND ${advocateIsActive('claims.brand_id', 'claims.advocate_id')}
          OFFSET 0`,
       ),
     ),

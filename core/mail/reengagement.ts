@@ -3,7 +3,7 @@ import { notSuppressed } from './suppressions';
 
 /**
  * The re-engagement job (docs/program-emails.md): for each brand that switched it on, every
- * advocate who joined more than `reengagement_days` ago and referred nobody (no conversion, no
+ * active advocate who joined more than `reengagement_days` ago and referred nobody (no conversion, no
  * claim) in that many days gets one `reengagement` email per such period. The key names the period,
  * so any number of processes may run it at once and each advocate is written to once a period.
  * Returns how many messages it wrote.
@@ -16,7 +16,7 @@ export async function queueReengagement(db: Knex): Promise<number> {
             a.advocate_id, a.email, a.email_normalized, '{}'::json
        FROM brands b
        JOIN advocates a ON a.brand_id = b.brand_id
-      WHERE b.status = 'active' AND b.email_reengagement
+      WHERE b.status = 'active' AND b.email_reengagement AND a.status = 'active'
         AND a.created_at <= now() - b.reengagement_days * interval '1 day'
         AND NOT EXISTS (SELECT 1 FROM conversions c WHERE c.brand_id = a.brand_id AND c.advocate_id = a.advocate_id AND c.created_at > now() - b.reengagement_days * interval '1 day')
         AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.brand_id = a.brand_id AND c.advocate_id = a.advocate_id AND c.created_at > now() - b.reengagement_days * interval '1 day')

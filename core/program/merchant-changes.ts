@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
 import { type Advocate, type CreateAdvocateInput, addReferralCode, getAdvocate } from '../advocates/advocates';
+import type { AdvocateStatus } from '../advocates/advocate-status';
 import type { CodeKind } from '../advocates/code-kind';
+import { deactivateAdvocate, reactivateAdvocate } from '../advocates/deactivate-advocate';
 import { enrollAdvocate } from '../advocates/enroll-advocate';
 import { type AdvocateChanges, updateAdvocate } from '../advocates/update-advocate';
 import { changedFields, recordAudit } from '../audit/audit-log';
@@ -55,6 +57,16 @@ export async function addAdvocateCode(trx: Knex.Transaction, brandId: string, ad
   const added = await addReferralCode(trx, brandId, advocateId, code, false, kind);
   await recordAudit(trx, { brandId, actor, action: 'advocate.add_code', subject: `advocate:${advocateId}`, after: { code: added, kind } });
   return getAdvocate(trx, brandId, advocateId);
+}
+
+/** Deactivates (their codes stop attributing) or reactivates an advocate; the audit log records a real change only. */
+export async function changeAdvocateStatus(trx: Knex.Transaction, brandId: string, advocateId: number, status: AdvocateStatus, actor: string): Promise<Advocate> {
+  const before = await getAdvocate(trx, brandId, advocateId);
+  const after = await (status === 'deactivated' ? deactivateAdvocate : reactivateAdvocate)(trx, brandId, advocateId);
+  if (before.status !== after.status) {
+    await recordAudit(trx, { brandId, actor, action: status === 'deactivated' ? 'advocate.deactivate' : 'advocate.reactivate', subject: `advocate:${advocateId}`, before: { status: before.status }, after: { status: after.status } });
+  }
+  return after;
 }
 
 export async function recordPayouts(trx: Knex.Transaction, brand: Brand, rows: PaidRow[], actor: string): Promise<MarkPaidResult> {

@@ -1,4 +1,5 @@
 import { addReferralCode, getAdvocate, listAdvocates } from '../../core/advocates/advocates';
+import { deactivateAdvocate, reactivateAdvocate } from '../../core/advocates/deactivate-advocate';
 import { enrollAdvocate } from '../../core/advocates/enroll-advocate';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../core/brands/api-keys';
 import { LANGUAGES, PLANS, brandSettingsSchema, createBrand, getBrand, listBrands, updateBrand } from '../../core/brands/brand';
@@ -92,6 +93,15 @@ async function decide(
 ): Promise<unknown> {
   const brand = await getBrand(db, brandId);
   return inTransaction(db, (trx) => decideReview(trx, brand, reviewId, decision));
+}
+
+/** `advocate deactivate` and `advocate reactivate`: the advocate as they are now. */
+function advocateStatusCommand(verb: string, change: typeof deactivateAdvocate): Command {
+  return flagsFirst(
+    `advocate ${verb} --brand ID --advocate ADVOCATE_ID [--json]`,
+    (flags) => ({ brandId: brandFlag(flags), advocateId: advocateFlag(flags) }),
+    async ({ brandId, advocateId }, { db }) => ({ advocate: await inTransaction(db, (trx) => change(trx, brandId, advocateId)) }),
+  );
 }
 
 export const coreCommands: Record<string, Command> = {
@@ -200,6 +210,8 @@ export const coreCommands: Record<string, Command> = {
         return { advocate: await getAdvocate(trx, brandId, advocateId), code, kind };
       }),
   ),
+  'advocate deactivate': advocateStatusCommand('deactivate', deactivateAdvocate),
+  'advocate reactivate': advocateStatusCommand('reactivate', reactivateAdvocate),
   'advocate balance': flagsFirst(
     'advocate balance --brand ID --advocate ADVOCATE_ID [--json]',
     (flags) => ({ brandId: brandFlag(flags), advocateId: advocateFlag(flags) }),

@@ -1,7 +1,8 @@
 import type Router from '@koa/router';
 import { advocateView, listAdvocatePage } from '../../core/advocates/advocate-page';
 import { getAdvocate } from '../../core/advocates/advocates';
-import { addAdvocate, addAdvocateCode, editAdvocate } from '../../core/program/merchant-changes';
+import { addAdvocate, addAdvocateCode, changeAdvocateStatus, editAdvocate } from '../../core/program/merchant-changes';
+import type { AdvocateStatus } from '../../core/advocates/advocate-status';
 import { inTransaction } from '../../core/db/transaction';
 import type { AppContext, AppState, Ctx, Middleware } from '../app-context';
 import { answer } from './answer';
@@ -20,7 +21,7 @@ const create: Middleware = async (ctx) => {
   answer(ctx, advocateView(brand, advocate), 201);
 };
 
-/** GET /advocates?q=&limit=&cursor=: in the order they joined. */
+/** GET /advocates?q=&status=&limit=&cursor=: in the order they joined. */
 const list: Middleware = async (ctx) => {
   const query = listAdvocatesQuerySchema.parse(ctx.query);
   const page = await listAdvocatePage(ctx.app.context.deps.db, ctx.state.brand!, { ...query, limit: query.limit ?? 50 });
@@ -49,6 +50,15 @@ const addCode: Middleware = async (ctx) => {
   answer(ctx, advocateView(brand, advocate), 201);
 };
 
+/** POST /advocates/{id}/deactivate and /reactivate: 200 with the advocate; doing it twice changes nothing. */
+function setStatus(status: AdvocateStatus): Middleware {
+  return async (ctx) => {
+    const brand = ctx.state.brand!;
+    const id = idOf(ctx);
+    answer(ctx, advocateView(brand, await inTransaction(ctx.app.context.deps.db, (trx) => changeAdvocateStatus(trx, brand.brand_id, id, status, actorOf(ctx)))));
+  };
+}
+
 /** The advocates routes of /api/v1 (merchant self-service over REST), each after `guard` (body, API key, plan). */
 export function advocateRoutes(router: Router<AppState, AppContext>, ...guard: Middleware[]): void {
   router.post('/advocates', ...guard, create);
@@ -56,4 +66,6 @@ export function advocateRoutes(router: Router<AppState, AppContext>, ...guard: M
   router.get('/advocates/:id', ...guard, show);
   router.patch('/advocates/:id', ...guard, patch);
   router.post('/advocates/:id/codes', ...guard, addCode);
+  router.post('/advocates/:id/deactivate', ...guard, setStatus('deactivated'));
+  router.post('/advocates/:id/reactivate', ...guard, setStatus('active'));
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ADVOCATE_STATUSES } from '../../core/advocates/advocate-status';
 import { CODE_KINDS } from '../../core/advocates/code-kind';
 import { idText, limitText } from './reward-request';
 import { mailbox } from './fields';
@@ -25,9 +26,10 @@ export const updateAdvocateSchema = z
 /** POST /api/v1/advocates/{id}/codes: another referral code, or a platform coupon code mapped to them. */
 export const addCodeSchema = z.object({ code: codeField(), kind: z.enum(CODE_KINDS, { error: `must be one of ${CODE_KINDS.join(', ')}` }).optional() });
 
-/** GET /api/v1/advocates: a search (email, name or code) and the page. */
+/** GET /api/v1/advocates: a search (email, name or code), a status, and the page. */
 export const listAdvocatesQuerySchema = z.object({
   q: z.string().trim().max(200, { error: 'must be at most 200 characters' }).optional(),
+  status: z.enum(ADVOCATE_STATUSES, { error: `must be one of ${ADVOCATE_STATUSES.join(', ')}` }).optional(),
   limit: limitText(200).optional(),
   cursor: idText('advocate id (next_cursor of the previous page)').optional(),
 });

@@ -62,6 +62,8 @@ describe('GET /api/v1/openapi.json', () => {
       '/api/v1/advocates/{id}',
       '/api/v1/advocates/{id}/balance',
       '/api/v1/advocates/{id}/codes',
+      '/api/v1/advocates/{id}/deactivate',
+      '/api/v1/advocates/{id}/reactivate',
       '/api/v1/api-keys',
       '/api/v1/api-keys/{id}',
       '/api/v1/brand',
