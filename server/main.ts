@@ -22,6 +22,7 @@ import { loadLifecycleSettings } from './lifecycle-settings';
 import { createLogger } from './logger';
 import { shutdownOnSignals } from './shutdown-on-signals';
 import { startMailWorker } from './mail/deliver-mail';
+import { startImportWorker } from './advocate-import-worker';
 import { mailSettingsOf } from './mail/mail-settings';
 import { createMailTransport } from './mail/mail-transport';
 import { startWebhookWorker } from './webhooks/deliver-webhooks';
@@ -95,6 +96,7 @@ async function main(): Promise<void> {
     secret: config.keyEncryptionSecret,
     logger,
   });
+  const importWorker = startImportWorker({ db, logger });
   const server = http.createServer(app.callback());
   const httpServer = drainable(server);
   await new Promise<void>((resolve, reject) => {
@@ -112,6 +114,7 @@ async function main(): Promise<void> {
     await rewardApproval.stop();
     await webhookWorker.stop();
     await mailWorker.stop();
+    await importWorker.stop();
     await cacheInvalidation.stop();
     await adminClosed;
     await db.destroy();

@@ -30,7 +30,7 @@ export interface CreateAdvocateInput {
 
 const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789'; // no 0/O, 1/I look-alikes
 
-function generateCode(firstName: string): string {
+export function generateCode(firstName: string): string {
   const stem = firstName.normalize('NFKD').replace(/[^A-Za-z]/g, '').toUpperCase().slice(0, 8) || 'REF';
   const suffix = Array.from(randomBytes(5), (byte) => CODE_ALPHABET[byte % CODE_ALPHABET.length]).join('');
   return `${stem}${suffix}`;

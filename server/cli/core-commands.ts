@@ -3,7 +3,7 @@ import { deactivateAdvocate, reactivateAdvocate } from '../../core/advocates/dea
 import { enrollAdvocate } from '../../core/advocates/enroll-advocate';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../core/brands/api-keys';
 import { LANGUAGES, PLANS, brandSettingsSchema, createBrand, getBrand, listBrands, updateBrand } from '../../core/brands/brand';
-import { loginUrl } from '../../core/accounts/sign-in-links';
+import { inviteUser, loginUrl } from '../../core/accounts/sign-in-links';
 import { LOGIN_LINK_TTL_MINUTES, createLoginLink } from '../../core/dashboard/dashboard-sign-in';
 import { migrateToLatest } from '../../core/db/migrate';
 import { inTransaction } from '../../core/db/transaction';
@@ -14,6 +14,7 @@ import { advocateFlag, brandFlag, choiceFlag, currencyFlag, numberFlag, optional
 import { publicUrlOf } from '../config';
 import { CliError } from './cli-error';
 import { type CliEnv, type Command, flagsFirst } from './command';
+import { CLI_OPERATOR, invitationNote, linkSettingsOf } from './user-commands';
 
 const REWARD_TYPES = ['fixed', 'percentage'] as const;
 
@@ -123,19 +124,25 @@ export const coreCommands: Record<string, Command> = {
   'brand create': flagsFirst(
     'brand create --name N --plan starter|growth|premier [--currency USD] [--reward-type fixed|percentage --reward-value V] ' +
       '[--referee-discount-type fixed|percentage --referee-discount-value V] [--reward-hold-days N (default 30)] ' +
-      '[--allow-pending-redemption yes|no] [--language en|fr|de|es] [--store-url https://…] [--json]',
+      '[--allow-pending-redemption yes|no] [--language en|fr|de|es] [--store-url https://…] [--owner-email E] [--json]',
     (flags) => {
       const name = requiredFlag(flags, 'name');
       const plan = choiceFlag(flags, 'plan', PLANS);
       if (!plan) throw new CliError(`--plan is required (one of ${PLANS.join(', ')})`);
       const currency = currencyFlag(flags);
-      return { name, plan, ...(currency ? { currency } : {}), ...brandSettingsFlags(flags) };
+      const ownerEmail = optionalFlag(flags, 'owner-email');
+      if (ownerEmail !== undefined && !isMailbox(ownerEmail)) throw new CliError(`--owner-email must be an email address (got "${ownerEmail}")`);
+      return { input: { name, plan, ...(currency ? { currency } : {}), ...brandSettingsFlags(flags) }, ownerEmail };
     },
-    (input, { db, config }) =>
+    ({ input, ownerEmail }, { db, config }) =>
       inTransaction(db, async (trx) => {
         const brand = await createBrand(trx, input);
         const key = await createApiKey(trx, brand.brand_id, config.keyEncryptionSecret, 'initial');
-        return { brand_id: brand.brand_id, api_key: key.api_key, key_id: key.key_id, brand };
+        const created = { brand_id: brand.brand_id, api_key: key.api_key, key_id: key.key_id, brand };
+        if (ownerEmail === undefined) return created;
+        // The brand's first owner, invited with it: no brand without its owner, no owner without the brand.
+        const owner = await inviteUser(trx, brand.brand_id, { email: ownerEmail, role: 'owner' }, CLI_OPERATOR, linkSettingsOf(config));
+        return { ...created, owner, note: invitationNote(owner.email) };
       }),
   ),
   'brand list': {

@@ -7,11 +7,12 @@ import { type CliEnv, type Command, TextOutput } from './command';
 import { coreCommands } from './core-commands';
 import { mailCommands } from './mail-commands';
 import { rewardCommands } from './reward-commands';
+import { userCommands } from './user-commands';
 import { webhookCommands } from './webhook-commands';
 
 /** Every command of `referrals`, by its words: the core's, then each connector's. */
 function commandsOf(connectors: readonly ConnectorParts[]): Record<string, Command> {
-  return Object.assign({}, coreCommands, rewardCommands, webhookCommands, mailCommands, ...connectors.map((connector) => connector.cliCommands ?? {}));
+  return Object.assign({}, coreCommands, rewardCommands, webhookCommands, mailCommands, userCommands, ...connectors.map((connector) => connector.cliCommands ?? {}));
 }
 
 export interface CliOutput {

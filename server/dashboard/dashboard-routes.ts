@@ -7,6 +7,10 @@ import { logout, requireRole, requireViewer } from './dashboard-session';
 import { accountPage, auditPage, changeUserForm, endSessionsForm, inviteForm, teamPage } from './team-pages';
 import { activityPage, advocatePage, advocatesPage, overviewPage, productsPage } from './report-pages';
 import { seeOther } from './form-actions';
+import { addAdvocateForm, changeAdvocateForm, importAdvocatesForm, importPage } from './advocate-forms';
+import { createKeyForm, keysPage, revokeKeyForm } from './key-pages';
+import { payoutsPage, uploadPaidForm } from './payout-pages';
+import { saveSettingsForm, settingsPage } from './settings-pages';
 import { decideReviewForm, reviewsPage } from './review-pages';
 import { addEndpointForm, connectionsWithWebhooksPage, endpointForm, endpointPage } from './webhook-pages';
 import { requireSameOriginPost } from './same-origin-post';
@@ -39,7 +43,16 @@ export function dashboardRoutes(connectors: readonly ConnectorParts[]): Router<A
   });
   router.post('/dashboard/logout', dashboardErrorPage, readRawBody, viewer, (ctx) => logout(ctx, formOf(ctx)));
   router.get('/dashboard', dashboardErrorPage, viewer, overviewPage);
-  router.get('/dashboard/advocates', dashboardErrorPage, viewer, advocatesPage);
+  router.get('/dashboard/advocates', dashboardErrorPage, viewer, (ctx) => advocatesPage(ctx));
+  router.post('/dashboard/advocates', dashboardErrorPage, readRawBody, ...admin, (ctx) => addAdvocateForm(ctx, formOf(ctx), (refusal) => advocatesPage(ctx, refusal)));
+  // Uploads are multipart, read by their handler (not readRawBody, whose limit is 1 MiB).
+  router.post('/dashboard/advocates/import', dashboardErrorPage, ...admin, (ctx) => importAdvocatesForm(ctx, (refusal) => advocatesPage(ctx, refusal)));
+  router.get('/dashboard/advocates/imports/:id', dashboardErrorPage, viewer, (ctx) => importPage(ctx, ctx.params.id!));
+  for (const action of ['edit', 'codes', 'deactivate', 'reactivate'] as const) {
+    router.post(`/dashboard/advocates/:id/${action}`, dashboardErrorPage, readRawBody, ...admin, (ctx) =>
+      changeAdvocateForm(ctx, ctx.params.id!, action, formOf(ctx), (refusal) => advocatePage(ctx, ctx.params.id!, refusal)),
+    );
+  }
   router.get('/dashboard/advocates/:id', dashboardErrorPage, viewer, (ctx) => advocatePage(ctx, ctx.params.id!));
   router.get('/dashboard/activity', dashboardErrorPage, viewer, activityPage);
   router.get('/dashboard/products', dashboardErrorPage, viewer, productsPage);
@@ -66,5 +79,12 @@ export function dashboardRoutes(connectors: readonly ConnectorParts[]): Router<A
   router.post('/dashboard/account/sessions/end', dashboardErrorPage, readRawBody, viewer, (ctx) => endSessionsForm(ctx, false, formOf(ctx)));
   router.post('/dashboard/account/sessions/end-all', dashboardErrorPage, readRawBody, viewer, (ctx) => endSessionsForm(ctx, true, formOf(ctx)));
   router.get('/dashboard/audit', dashboardErrorPage, viewer, auditPage);
+  router.get('/dashboard/settings', dashboardErrorPage, viewer, (ctx) => settingsPage(ctx));
+  router.post('/dashboard/settings', dashboardErrorPage, readRawBody, ...admin, (ctx) => saveSettingsForm(ctx, formOf(ctx)));
+  router.get('/dashboard/keys', dashboardErrorPage, viewer, (ctx) => keysPage(ctx));
+  router.post('/dashboard/keys', dashboardErrorPage, readRawBody, ...admin, (ctx) => createKeyForm(ctx, formOf(ctx)));
+  router.post('/dashboard/keys/:id/revoke', dashboardErrorPage, readRawBody, ...admin, (ctx) => revokeKeyForm(ctx, ctx.params.id!, formOf(ctx)));
+  router.get('/dashboard/payouts', dashboardErrorPage, viewer, (ctx) => payoutsPage(ctx));
+  router.post('/dashboard/payouts/paid', dashboardErrorPage, ...admin, uploadPaidForm);
   return router;
 }

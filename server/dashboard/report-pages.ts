@@ -9,6 +9,7 @@ import { HttpError } from '../http-error';
 import { sendCsv } from './csv-export';
 import { CSV_MAX_ROWS, PER_PAGE, activityQuerySchema, advocatesQuerySchema, periodOf, reportQuerySchema } from './dashboard-query';
 import { renderPage } from './render-page';
+import { advocatePanel, advocatesPanel } from './advocate-forms';
 
 const viewerOf = (ctx: Ctx) => ctx.state.viewer!;
 
@@ -37,7 +38,7 @@ export async function overviewPage(ctx: Ctx): Promise<void> {
 }
 
 /** GET /dashboard/advocates: searchable, paginated; ?format=csv exports every match. */
-export async function advocatesPage(ctx: Ctx): Promise<void> {
+export async function advocatesPage(ctx: Ctx, refusal?: { status: number; message: string; form?: Record<string, string> }): Promise<void> {
   const query = advocatesQuerySchema.parse(ctx.query);
   const period = periodOf(query);
   const { brand } = viewerOf(ctx);
@@ -63,11 +64,12 @@ export async function advocatesPage(ctx: Ctx): Promise<void> {
       ['currency', () => page.currency],
     ], page.rows);
   }
-  renderPage(ctx, 'advocates', { title: 'Advocates', section: '/dashboard/advocates', page, period, days, q: query.q ?? '', params: { ...periodParams(query), q: query.q } });
+  const panel = await advocatesPanel(ctx, refusal);
+  renderPage(ctx, 'advocates', { title: 'Advocates', section: '/dashboard/advocates', page, period, days, q: query.q ?? '', params: { ...periodParams(query), q: query.q }, ...panel }, refusal?.status);
 }
 
 /** GET /dashboard/advocates/:id: one advocate's reward history. */
-export async function advocatePage(ctx: Ctx, id: string): Promise<void> {
+export async function advocatePage(ctx: Ctx, id: string, refusal?: { status: number; message: string }): Promise<void> {
   const query = reportQuerySchema.parse(ctx.query);
   if (!/^[1-9]\d{0,15}$/.test(id)) throw new HttpError(404, `advocate ${id} not found`);
   const { brand } = viewerOf(ctx);
@@ -87,7 +89,8 @@ export async function advocatePage(ctx: Ctx, id: string): Promise<void> {
       ['order_status', (e) => e.status],
     ], history.entries.rows);
   }
-  renderPage(ctx, 'advocate', { title: `${history.advocate.first_name} · Advocates`, section: '/dashboard/advocates', history });
+  const panel = await advocatePanel(ctx, Number(id), refusal);
+  renderPage(ctx, 'advocate', { title: `${history.advocate.first_name} · Advocates`, section: '/dashboard/advocates', history, ...panel }, refusal?.status);
 }
 
 /** GET /dashboard/activity: visits, claims, conversions and refunds, filterable by kind. */

@@ -63,7 +63,7 @@ describe('the Reviews page', () => {
     expect(page.text).toContain('<dd data-field="amount">12,000 JPY</dd>');
   });
 
-  it('approves through the page as the REST API would: reward credited once, decided by “dashboard”, then back to the queue with a notice', async () => {
+  it('approves through the page as the REST API would: reward credited once, decided by the operator who signed in, then back to the queue with a notice', async () => {
     const { brand, advocate, agent, csrf, reviewId } = await heldOrder();
     const approved = await agent.post(`/dashboard/reviews/${reviewId}/approve`).type('form').send({ csrf_token: csrf, note: 'known customer', back_status: 'open' });
     expect(approved.status).toBe(303);
@@ -76,7 +76,7 @@ describe('the Reviews page', () => {
     expect(after.text).toContain('No open reviews: nothing is waiting for a decision.');
     const decided = await agent.get('/dashboard/reviews?status=approved');
     expect(decided.text).toContain(`Review ${reviewId} · order`);
-    expect(decided.text).toContain('approved by dashboard');
+    expect(decided.text).toContain('approved by operator (CLI sign-in link)');
     expect(decided.text).not.toContain(`Approve review ${reviewId}`);
   });
 

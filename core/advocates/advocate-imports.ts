@@ -1,0 +1,209 @@
+import type { Knex } from 'knex';
+import { recordAudit } from '../audit/audit-log';
+import type { Executor } from '../db/transaction';
+import { NotFound } from '../errors';
+import { enqueueMail } from '../mail/enqueue-mail';
+import { welcomeMail } from '../mail/program-mail';
+import { addReferralCode, generateCode } from './advocates';
+import { normalizeCode, normalizeEmail } from './normalize';
+
+/**
+ * Advocates imported from a merchant's CSV (docs/merchant-accounts.md, "Importing advocates"). The
+ * upload stores the checked rows; a worker creates them in chunks, each chunk's advocates and the
+ * import's progress committed together, so a crash loses nothing and repeats nothing: the next
+ * pass resumes after the last committed chunk (resumable, not all-or-nothing).
+ */
+export interface ImportRow {
+  line: number;
+  email: string;
+  first_name: string;
+  last_name?: string | null;
+  code?: string;
+}
+
+export interface ImportRefusal {
+  line: number;
+  field: string;
+  reason: string;
+}
+
+export const IMPORT_STATUSES = ['queued', 'running', 'done', 'failed'] as const;
+export type ImportStatus = (typeof IMPORT_STATUSES)[number];
+
+export interface ImportView {
+  id: number;
+  status: ImportStatus;
+  file_name: string | null;
+  total_rows: number;
+  done_rows: number;
+  created: number;
+  refused: ImportRefusal[];
+  send_welcome: boolean;
+  created_by: string;
+  created_at: string;
+  finished_at: string | null;
+}
+
+interface ImportRecord {
+  brand_id: string;
+  import_id: string;
+  status: ImportStatus;
+  rows: ImportRow[] | string;
+  total_rows: number;
+  done_rows: number;
+  created_count: number;
+  refused: ImportRefusal[] | string;
+  send_welcome: boolean;
+  file_name: string | null;
+  created_by: string;
+  created_at: Date;
+  finished_at: Date | null;
+}
+
+const parsed = <T>(value: T | string): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
+
+const toView = (row: ImportRecord): ImportView => ({
+  id: Number(row.import_id),
+  status: row.status,
+  file_name: row.file_name,
+  total_rows: row.total_rows,
+  done_rows: row.done_rows,
+  created: row.created_count,
+  refused: parsed(row.refused),
+  send_welcome: row.send_welcome,
+  created_by: row.created_by,
+  created_at: new Date(row.created_at).toISOString(),
+  finished_at: row.finished_at ? new Date(row.finished_at).toISOString() : null,
+});
+
+/** Stores an upload's checked rows (and the lines refused already) as a queued import; the worker does the rest. */
+export async function createImport(
+  db: Executor,
+  brandId: string,
+  input: { rows: ImportRow[]; refused: ImportRefusal[]; fileName: string | null; sendWelcome: boolean; actor: string },
+): Promise<ImportView> {
+  const [row] = (await db('advocate_imports')
+    .insert({
+      brand_id: brandId,
+      rows: JSON.stringify(input.rows),
+      total_rows: input.rows.length,
+      refused: JSON.stringify(input.refused),
+      send_welcome: input.sendWelcome,
+      file_name: input.fileName,
+      created_by: input.actor,
+      status: input.rows.length === 0 ? 'done' : 'queued',
+      finished_at: input.rows.length === 0 ? db.fn.now() : null,
+    })
+    .returning('*')) as ImportRecord[];
+  const view = toView(row!);
+  await recordAudit(db, { brandId, actor: input.actor, action: 'advocate.import', subject: `import:${view.id}`, after: { file: input.fileName, rows: input.rows.length, refused_at_upload: input.refused.length, send_welcome: input.sendWelcome } });
+  return view;
+}
+
+export async function getImport(db: Executor, brandId: string, importId: number): Promise<ImportView> {
+  const row: ImportRecord | undefined = await db('advocate_imports').where({ brand_id: brandId, import_id: importId }).first();
+  if (!row) throw new NotFound(`import ${importId} not found`);
+  return toView(row);
+}
+
+export async function listImports(db: Executor, brandId: string, limit: number): Promise<ImportView[]> {
+  const rows: ImportRecord[] = await db('advocate_imports')
+    .where({ brand_id: brandId })
+    .orderBy('import_id', 'desc')
+    .limit(limit)
+    .select('brand_id', 'import_id', 'status', db.raw(`'[]'::json AS rows`), 'total_rows', 'done_rows', 'created_count', 'refused', 'send_welcome', 'file_name', 'created_by', 'created_at', 'finished_at');
+  return rows.map(toView);
+}
+
+/** One chunk's rows: the ones refused (their email or code already taken), and the advocates created. */
+async function createChunk(trx: Knex.Transaction, brandId: string, rows: ImportRow[], sendWelcome: boolean): Promise<{ created: number; refused: ImportRefusal[] }> {
+  const refused: ImportRefusal[] = [];
+  const emails = rows.map((row) => normalizeEmail(row.email));
+  const codes = rows.flatMap((row) => (row.code ? [normalizeCode(row.code)] : []));
+  const takenEmails = new Map<string, number>(
+    ((await trx('advocates').where({ brand_id: brandId }).whereIn('email_normalized', emails).select('email_normalized', 'advocate_id')) as Array<{ email_normalized: string; advocate_id: string }>).map(
+      (row) => [row.email_normalized, Number(row.advocate_id)],
+    ),
+  );
+  const takenCodes = new Set<string>(codes.length ? await trx('referral_codes').where({ brand_id: brandId }).whereIn('code_normalized', codes).pluck('code_normalized') : []);
+  const fresh: ImportRow[] = [];
+  const seenEmails = new Set<string>();
+  for (const row of rows) {
+    const email = normalizeEmail(row.email);
+    const code = row.code ? normalizeCode(row.code) : null;
+    if (takenEmails.has(email)) refused.push({ line: row.line, field: 'email', reason: `already an advocate (advocate ${takenEmails.get(email)})` });
+    else if (seenEmails.has(email)) refused.push({ line: row.line, field: 'email', reason: 'appears on an earlier line of this file' });
+    else if (code && takenCodes.has(code)) refused.push({ line: row.line, field: 'code', reason: `code ${row.code} is already in use` });
+    else {
+      fresh.push(row);
+      seenEmails.add(email);
+      if (code) takenCodes.add(code);
+    }
+  }
+  if (fresh.length === 0) return { created: 0, refused };
+  const inserted = (await trx('advocates')
+    .insert(fresh.map((row) => ({ brand_id: brandId, email: row.email.trim(), email_normalized: normalizeEmail(row.email), first_name: row.first_name, last_name: row.last_name ?? null })))
+    .returning(['advocate_id', 'email_normalized'])) as Array<{ advocate_id: string; email_normalized: string }>;
+  const idOf = new Map(inserted.map((row) => [row.email_normalized, Number(row.advocate_id)]));
+  const wanted = fresh.map((row) => {
+    const code = row.code ?? generateCode(row.first_name);
+    return { row, advocateId: idOf.get(normalizeEmail(row.email))!, code };
+  });
+  const written = new Set<string>(
+    await trx('referral_codes')
+      .insert(wanted.map(({ advocateId, code }) => ({ brand_id: brandId, code_normalized: normalizeCode(code), code, advocate_id: advocateId, kind: 'referral' })))
+      .onConflict(['brand_id', 'code_normalized'])
+      .ignore()
+      .returning('code_normalized')
+      .then((rows: Array<{ code_normalized: string }>) => rows.map((row) => row.code_normalized)),
+  );
+  // A generated code that collided (rare) is generated again, one by one.
+  for (const { row, advocateId, code } of wanted) {
+    if (!written.has(normalizeCode(code))) await addReferralCode(trx, brandId, advocateId, generateCode(row.first_name), true);
+  }
+  if (sendWelcome) await enqueueMail(trx, wanted.map(({ advocateId }) => welcomeMail(brandId, advocateId)));
+  return { created: wanted.length, refused };
+}
+
+/**
+ * One chunk of the oldest unfinished import (of `brandId`, when given): its advocates and the
+ * import's progress in one transaction. An import another process is working is skipped (SKIP
+ * LOCKED). Returns how many rows it worked (0: nothing to do).
+ */
+export async function processImportChunk(db: Knex, options: { chunkSize: number; brandId?: string }): Promise<number> {
+  return db.transaction(async (trx) => {
+    const record: ImportRecord | undefined = await trx('advocate_imports')
+      .whereIn('status', ['queued', 'running'])
+      .modify((query) => {
+        if (options.brandId) query.where('brand_id', options.brandId);
+      })
+      .orderBy('created_at')
+      .forUpdate()
+      .skipLocked()
+      .first();
+    if (!record) return 0;
+    const rows = parsed(record.rows).slice(record.done_rows, record.done_rows + options.chunkSize);
+    const chunk = await createChunk(trx, record.brand_id, rows, record.send_welcome);
+    const doneRows = record.done_rows + rows.length;
+    const finished = doneRows >= record.total_rows;
+    await trx('advocate_imports')
+      .where({ brand_id: record.brand_id, import_id: record.import_id })
+      .update({
+        status: finished ? 'done' : 'running',
+        done_rows: doneRows,
+        created_count: record.created_count + chunk.created,
+        refused: JSON.stringify([...parsed(record.refused), ...chunk.refused]),
+        finished_at: finished ? trx.fn.now() : null,
+      });
+    if (finished) {
+      await recordAudit(trx, {
+        brandId: record.brand_id,
+        actor: record.created_by,
+        action: 'advocate.import_done',
+        subject: `import:${record.import_id}`,
+        after: { created: record.created_count + chunk.created, refused: parsed(record.refused).length + chunk.refused.length },
+      });
+    }
+    return Math.max(rows.length, 1);
+  });
+}

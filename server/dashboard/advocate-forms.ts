@@ -1,0 +1,124 @@
+import { advocateView } from '../../core/advocates/advocate-page';
+import { createImport, getImport, listImports } from '../../core/advocates/advocate-imports';
+import { getAdvocate } from '../../core/advocates/advocates';
+import { inTransaction } from '../../core/db/transaction';
+import { Invalid } from '../../core/errors';
+import { addAdvocate, addAdvocateCode, changeAdvocateStatus, editAdvocate } from '../../core/program/merchant-changes';
+import type { Ctx } from '../app-context';
+import { HttpError } from '../http-error';
+import { addCodeSchema, createAdvocateSchema, updateAdvocateSchema } from '../schemas/advocate-request';
+import { MAX_IMPORT_BYTES, MAX_IMPORT_ROWS, parseAdvocatesCsv } from './advocate-import';
+import { sendCsv } from './csv-export';
+import { runForm, seeOther } from './form-actions';
+import { renderPage } from './render-page';
+import { readUpload } from './upload';
+
+type Refusal = { status: number; message: string };
+
+const advocateIdOf = (id: string) => {
+  if (!/^[1-9]\d{0,15}$/.test(id)) throw new HttpError(404, `advocate ${id} not found`);
+  return Number(id);
+};
+
+/** The advocate page's management panel: status, share link, edit, add a code, deactivate. */
+export async function advocatePanel(ctx: Ctx, id: number, refusal?: Refusal) {
+  const { brand } = ctx.state.viewer!;
+  const advocate = advocateView(brand, await getAdvocate(ctx.app.context.deps.db, brand.brand_id, id));
+  return { advocate, notice: typeof ctx.query.done === 'string' ? ctx.query.done : null, refusal: refusal?.message ?? null };
+}
+
+/** What the Advocates list shows above the table: the add and import forms, and the latest imports. */
+export async function advocatesPanel(ctx: Ctx, refusal?: Refusal & { form?: Record<string, string> }) {
+  const { brand } = ctx.state.viewer!;
+  return {
+    imports: await listImports(ctx.app.context.deps.db, brand.brand_id, 5),
+    maxImportRows: MAX_IMPORT_ROWS,
+    notice: typeof ctx.query.done === 'string' ? ctx.query.done : null,
+    refusal: refusal?.message ?? null,
+    form: refusal?.form ?? {},
+  };
+}
+
+/** POST /dashboard/advocates: one advocate, as POST /api/v1/advocates (the welcome email follows). */
+export async function addAdvocateForm(ctx: Ctx, form: URLSearchParams, back: (refusal: Refusal & { form: Record<string, string> }) => Promise<void>): Promise<void> {
+  const values = Object.fromEntries(['email', 'first_name', 'last_name', 'code'].map((name) => [name, form.get(name) ?? '']));
+  await runForm(
+    ctx,
+    form,
+    async () => {
+      const input = createAdvocateSchema.parse(Object.fromEntries(Object.entries(values).filter(([, value]) => value.trim() !== '')));
+      const viewer = ctx.state.viewer!;
+      const advocate = await inTransaction(ctx.app.context.deps.db, (trx) => addAdvocate(trx, viewer.brand.brand_id, input, viewer.actor));
+      seeOther(ctx, `/dashboard/advocates/${advocate.advocate_id}`, { done: `${advocate.email} joined with code ${advocate.referral_codes[0]}.` });
+    },
+    (status, message) => back({ status, message, form: values }),
+  );
+}
+
+/** POST /dashboard/advocates/:id/edit, /codes, /deactivate, /reactivate. */
+export async function changeAdvocateForm(ctx: Ctx, id: string, action: 'edit' | 'codes' | 'deactivate' | 'reactivate', form: URLSearchParams, back: (refusal: Refusal) => Promise<void>): Promise<void> {
+  const advocateId = advocateIdOf(id);
+  await runForm(
+    ctx,
+    form,
+    async () => {
+      const viewer = ctx.state.viewer!;
+      const brandId = viewer.brand.brand_id;
+      const { db } = ctx.app.context.deps;
+      let done: string;
+      if (action === 'edit') {
+        const changes = updateAdvocateSchema.parse({ email: form.get('email') ?? '', first_name: form.get('first_name') ?? '', last_name: (form.get('last_name') ?? '').trim() || null });
+        await inTransaction(db, (trx) => editAdvocate(trx, brandId, advocateId, changes, viewer.actor));
+        done = 'Saved.';
+      } else if (action === 'codes') {
+        const { code, kind } = addCodeSchema.parse({ code: form.get('code') ?? '', kind: form.get('kind') || undefined });
+        await inTransaction(db, (trx) => addAdvocateCode(trx, brandId, advocateId, code, kind ?? 'referral', viewer.actor));
+        done = `Code ${code} added.`;
+      } else {
+        const status = action === 'deactivate' ? 'deactivated' : 'active';
+        await inTransaction(db, (trx) => changeAdvocateStatus(trx, brandId, advocateId, status, viewer.actor));
+        done = action === 'deactivate' ? 'Deactivated: their codes no longer attribute new orders; their history and earned rewards stay.' : 'Reactivated: their codes attribute new orders again.';
+      }
+      seeOther(ctx, `/dashboard/advocates/${advocateId}`, { done });
+    },
+    (status, message) => back({ status, message }),
+  );
+}
+
+/** POST /dashboard/advocates/import: the file checked line by line now; the worker creates the advocates, in chunks, with progress. */
+export async function importAdvocatesForm(ctx: Ctx, back: (refusal: Refusal) => Promise<void>): Promise<void> {
+  const upload = await readUpload(ctx, MAX_IMPORT_BYTES);
+  await runForm(
+    ctx,
+    upload.fields,
+    async () => {
+      if (!upload.file || upload.file.text.trim() === '') throw new Invalid('file: choose the advocates file (CSV) to import');
+      const { rows, refused } = parseAdvocatesCsv(upload.file.text);
+      const viewer = ctx.state.viewer!;
+      const sendWelcome = upload.fields.get('send_welcome') === 'on';
+      const created = await inTransaction(ctx.app.context.deps.db, (trx) => createImport(trx, viewer.brand.brand_id, { rows, refused, fileName: upload.file!.name.slice(0, 200), sendWelcome, actor: viewer.actor }));
+      seeOther(ctx, `/dashboard/advocates/imports/${created.id}`);
+    },
+    (status, message) => back({ status, message }),
+  );
+}
+
+/** GET /dashboard/advocates/imports/:id: the import's progress (the page refreshes itself until done), its refused lines; ?format=csv exports those. */
+export async function importPage(ctx: Ctx, id: string): Promise<void> {
+  if (!/^[1-9]\d{0,15}$/.test(id)) throw new HttpError(404, `import ${id} not found`);
+  const { brand } = ctx.state.viewer!;
+  const view = await getImport(ctx.app.context.deps.db, brand.brand_id, Number(id));
+  if (ctx.query.format === 'csv') {
+    return sendCsv(ctx, `import-${id}-refused`, [
+      ['line', (r) => r.line],
+      ['field', (r) => r.field],
+      ['reason', (r) => r.reason],
+    ], view.refused);
+  }
+  if (ctx.query.format === 'json') {
+    ctx.body = { status: view.status, total_rows: view.total_rows, done_rows: view.done_rows, created: view.created, refused: view.refused.length };
+    return;
+  }
+  const running = view.status === 'queued' || view.status === 'running';
+  renderPage(ctx, 'advocate-import', { title: 'Import · Advocates', section: '/dashboard/advocates', imported: view, running, refreshSeconds: running ? 2 : null, shownRefusals: view.refused.slice(0, 200) });
+}
