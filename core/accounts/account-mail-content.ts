@@ -1,4 +1,4 @@
-import { LOGIN_LINK_TTL_MINUTES } from '../dashboard/dashboard-sign-in';
+import { INVITATION_LINK_TTL_MINUTES, LOGIN_LINK_TTL_MINUTES } from '../dashboard/dashboard-sign-in';
 import { escapeHtml } from '../mail/render-mail';
 import type { AccountMail } from './account-mail';
 
@@ -16,7 +16,9 @@ export function accountMailContent(
   const lead = invitation
     ? `${facts.invitedBy ?? 'Your team'} added you to the ${facts.brandName} referral program dashboard as ${facts.role === 'admin' || facts.role === 'owner' ? 'an' : 'a'} ${facts.role ?? 'user'}.`
     : `Here is your link to sign in to the ${facts.brandName} referral dashboard.`;
-  const expiry = `The link works once, for ${LOGIN_LINK_TTL_MINUTES} minutes. Later, ask for a new one at ${facts.signInPage} with this address.`;
+  const expiry = invitation
+    ? `The link works once, for ${INVITATION_LINK_TTL_MINUTES / 1440} days. After that, or to sign in again, ask for a link at ${facts.signInPage} with this address.`
+    : `The link works once, for ${LOGIN_LINK_TTL_MINUTES} minutes. Later, ask for a new one at ${facts.signInPage} with this address.`;
   const ignore = invitation ? '' : 'If you did not ask to sign in, ignore this email: nothing happens without the link.';
   const text = [lead, `Sign in: ${facts.link}`, expiry, ignore].filter(Boolean).join('\n\n') + '\n';
   const paragraph = (words: string) => `<p style="margin:0 0 16px">${escapeHtml(words)}</p>`;

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { createLoginLink } from '../dashboard/dashboard-sign-in';
+import { INVITATION_LINK_TTL_MINUTES, createLoginLink } from '../dashboard/dashboard-sign-in';
 import { enqueueAccountMail } from './account-mail';
 import { type Actor, type MerchantRole, addUser, membershipsOf } from './merchant-users';
 
@@ -55,7 +55,7 @@ export async function requestSignInLinks(trx: Knex.Transaction, email: string, s
  */
 export async function inviteUser(trx: Knex.Transaction, brandId: string, input: { email: string; role: MerchantRole }, actor: Actor, settings: LinkSettings) {
   const user = await addUser(trx, brandId, input, actor);
-  const link = await createLoginLink(trx, brandId, user.user_id);
+  const link = await createLoginLink(trx, brandId, user.user_id, INVITATION_LINK_TTL_MINUTES);
   await enqueueAccountMail(trx, {
     brandId,
     template: 'merchant_invitation',

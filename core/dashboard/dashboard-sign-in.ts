@@ -6,6 +6,8 @@ import { Forbidden } from '../errors';
 
 /** A sign-in link opens one session, once, within ten minutes of being printed. */
 export const LOGIN_LINK_TTL_MINUTES = 10;
+/** An invitation's link waits three days for its person to open it (still once); later they ask for a sign-in link. */
+export const INVITATION_LINK_TTL_MINUTES = 3 * 24 * 60;
 /** A session lasts twelve hours from sign-in, then the merchant asks the CLI for a new link. */
 export const SESSION_TTL_HOURS = 12;
 
@@ -24,13 +26,13 @@ export interface LoginLink {
 }
 
 /** A one-time sign-in token for the brand; only its hash is stored. */
-export async function createLoginLink(db: Executor, brandId: string, userId: number | null = null): Promise<LoginLink> {
+export async function createLoginLink(db: Executor, brandId: string, userId: number | null = null, ttlMinutes = LOGIN_LINK_TTL_MINUTES): Promise<LoginLink> {
   await getBrand(db, brandId);
   // The brand's spent and expired links and sessions are of no further use: each new link sweeps them.
   await db('dashboard_login_links').where({ brand_id: brandId }).where('expires_at', '<', db.raw(`now() - interval '1 day'`)).delete();
   await db('dashboard_sessions').where({ brand_id: brandId }).where((q) => q.where('expires_at', '<', db.fn.now()).orWhereNotNull('ended_at')).delete();
   const token = secret();
-  const expiresAt = new Date(Date.now() + LOGIN_LINK_TTL_MINUTES * 60_000);
+  const expiresAt = new Date(Date.now() + ttlMinutes * 60_000);
   await db('dashboard_login_links').insert({ brand_id: brandId, token_hash: hashOf(token), expires_at: expiresAt, user_id: userId });
   return { brand_id: brandId, token, expires_at: expiresAt };
 }

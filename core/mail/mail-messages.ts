@@ -67,12 +67,15 @@ export interface MailFilter {
   limit?: number;
   /** Only messages older than this one (the next page of a newest-first list). */
   before?: number;
+  /** With the merchants' own sign-in links and invitations (the operator's view); otherwise the program's emails only. */
+  withAccountMail?: boolean;
 }
 
 /** A brand's messages, newest first (at most 100 unless asked). */
 export async function listMailMessages(db: Executor, brandId: string, filter: MailFilter = {}): Promise<MailMessageView[]> {
   // The program's emails: a merchant's own sign-in links and invitations are not the program's.
-  const query = db('mail_messages').where({ brand_id: brandId }).whereIn('template', MAIL_TEMPLATES).orderBy('message_id', 'desc').limit(filter.limit ?? 100);
+  const query = db('mail_messages').where({ brand_id: brandId }).orderBy('message_id', 'desc').limit(filter.limit ?? 100);
+  if (!filter.withAccountMail) query.whereIn('template', MAIL_TEMPLATES);
   if (filter.status !== undefined) query.andWhere('status', filter.status);
   if (filter.before !== undefined) query.andWhere('message_id', '<', filter.before);
   return ((await query) as MessageRow[]).map(toView);

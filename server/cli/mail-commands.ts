@@ -49,7 +49,7 @@ export const mailCommands: Record<string, Command> = {
     },
     async ({ brandId, status, limit }, { db }) => {
       await getBrand(db, brandId);
-      return { messages: await listMailMessages(db, brandId, { status, limit }) };
+      return { messages: await listMailMessages(db, brandId, { status, limit, withAccountMail: true }) };
     },
   ),
   'mail preview': flagsFirst(

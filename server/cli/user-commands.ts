@@ -1,7 +1,7 @@
 import { type Actor, MERCHANT_ROLES, type MerchantRole, changeRole, listUsers, removeUser } from '../../core/accounts/merchant-users';
 import { type LinkSettings, inviteUser } from '../../core/accounts/sign-in-links';
 import { getBrand } from '../../core/brands/brand';
-import { LOGIN_LINK_TTL_MINUTES } from '../../core/dashboard/dashboard-sign-in';
+import { INVITATION_LINK_TTL_MINUTES } from '../../core/dashboard/dashboard-sign-in';
 import { inTransaction } from '../../core/db/transaction';
 import { isMailbox } from '../../core/mail/mailbox';
 import { type Config, publicUrlOf } from '../config';
@@ -18,7 +18,7 @@ export const linkSettingsOf = (config: Config): LinkSettings => ({ publicUrl: pu
 /** What an invitation's output says was sent. */
 export const invitationNote = (email: string) =>
   `An invitation email with a one-time sign-in link was queued to ${email} (it is sent by the server's mail worker; \`mail list --brand ID\` shows it). ` +
-  `The link lasts ${LOGIN_LINK_TTL_MINUTES} minutes; after that they ask for a new one at /dashboard/sign-in.`;
+  `The link lasts ${INVITATION_LINK_TTL_MINUTES / 1440} days and works once; after that they ask for a sign-in link at /dashboard/sign-in.`;
 
 /** --email E: an address mail can be delivered to. */
 function emailFlag(flags: Flags): string {
