@@ -1,4 +1,4 @@
-import { ZodError } from 'zod';
+import { ZodError, type z } from 'zod';
 import { ATTRIBUTION_MODELS, type Brand, LANGUAGES, REWARD_TYPES } from '../../core/brands/brand';
 import { DomainError } from '../../core/errors';
 import { brandPatchSchema } from '../schemas/program-request';
@@ -95,9 +95,25 @@ export function parseSettingsForm(form: URLSearchParams): { patch: ReturnType<ty
   const parsed = brandPatchSchema.safeParse(Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)));
   const missing = FIELDS.filter((field) => values[field.name] === undefined).map((field) => [field.name, 'is required'] as const);
   if (parsed.success && missing.length === 0) return { patch: parsed.data };
-  const errors: Record<string, string> = Object.fromEntries(missing);
-  if (!parsed.success) for (const issue of parsed.error.issues) errors[String(issue.path[0] ?? 'name')] ??= issue.message;
+  const errors: Record<string, string> = Object.fromEntries(missing.map(([name]) => [name, `${labelOf(name)} is required`]));
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const field = String(issue.path[0] ?? 'name');
+      errors[field] ??= `${labelOf(field)} ${issueText(issue)}`;
+    }
+  }
   return { refusal: { errors, values } };
+}
+
+const labelOf = (name: string) => FIELDS.find((field) => field.name === name)?.label ?? name;
+
+/** A schema's refusal in a merchant's words ("must be a number", not "expected number, received string"). */
+function issueText(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'invalid_type') return issue.expected === 'number' ? 'must be a number, like 15 or 12.50' : `must be a ${issue.expected}`;
+  if (issue.code === 'too_small') return issue.minimum === 0 ? 'must not be negative' : `must be at least ${String(issue.minimum)}`;
+  if (issue.code === 'too_big') return `must be at most ${String(issue.maximum)}`;
+  if (issue.code === 'invalid_value') return `must be one of ${issue.values.join(', ')}`;
+  return issue.message.charAt(0).toLowerCase() + issue.message.slice(1);
 }
 
 /** A refusal from core after the schema (a percentage over 100): its message starts with the field it names. */
@@ -105,5 +121,5 @@ export function refusalOfError(error: unknown, form: URLSearchParams): SettingsR
   if (!(error instanceof DomainError || error instanceof ZodError)) return null;
   const field = FIELDS.find((candidate) => error.message.startsWith(candidate.name))?.name ?? 'name';
   const values = Object.fromEntries(FIELDS.map((candidate) => [candidate.name, valueOf(candidate.kind, form.get(candidate.name))]));
-  return { errors: { [field]: error.message }, values };
+  return { errors: { [field]: `${labelOf(field)}: ${error.message.startsWith(field) ? error.message.slice(field.length).trim() : error.message}` }, values };
 }

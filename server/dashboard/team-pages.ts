@@ -104,6 +104,18 @@ const auditQuerySchema = z.object({
 
 const asText = (values: Record<string, unknown> | null) => (values ? Object.entries(values).map(([field, value]) => `${field}: ${JSON.stringify(value)}`).join('; ') : '');
 
+const shown = (value: unknown) => (value === undefined ? '—' : typeof value === 'string' ? value : JSON.stringify(value));
+
+/** Each field an entry names, as "field: before → after" (a creation has only after, a removal only before). */
+function changeLines(before: Record<string, unknown> | null, after: Record<string, unknown> | null): string[] {
+  const fields = [...new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})])];
+  return fields.map((field) => {
+    if (!before) return `${field}: ${shown(after![field])}`;
+    if (!after) return `${field}: ${shown(before[field])} (removed)`;
+    return `${field}: ${shown(before[field])} → ${shown(after[field])}`;
+  });
+}
+
 /** GET /dashboard/audit: what was changed, by whom, before → after; newest first; ?format=csv exports it. */
 export async function auditPage(ctx: Ctx): Promise<void> {
   const query = auditQuerySchema.parse(ctx.query);
@@ -121,6 +133,6 @@ export async function auditPage(ctx: Ctx): Promise<void> {
       ['after', (e) => asText(e.after)],
     ], entries);
   }
-  const rows = entries.slice(0, PER_PAGE).map((entry) => ({ ...entry, beforeText: asText(entry.before), afterText: asText(entry.after) }));
+  const rows = entries.slice(0, PER_PAGE).map((entry) => ({ ...entry, changes: changeLines(entry.before, entry.after) }));
   renderPage(ctx, 'audit', { title: 'Audit log', section: '/dashboard/audit', rows, next: entries.length > PER_PAGE ? rows[rows.length - 1]!.id : null });
 }
