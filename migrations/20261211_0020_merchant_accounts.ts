@@ -6,6 +6,14 @@ import { runStatements } from './run-statements';
 // account emails (sign-in link, invitation) in the mail outbox; and advocate imports, processed
 // by a worker in chunks that each commit with the import's progress (resumable after a crash).
 const upSql = `
+-- The friend's offer as a checkout can give it: free shipping besides an amount or percentage off,
+-- for a first purchase only, and alone or combined with other discounts.
+ALTER TABLE brands DROP CONSTRAINT IF EXISTS brands_referee_discount_type_check;
+ALTER TABLE brands ADD CONSTRAINT brands_referee_discount_type_check CHECK (referee_discount_type IN ('fixed', 'percentage', 'free_shipping'));
+ALTER TABLE brands
+  ADD COLUMN referee_first_purchase_only boolean NOT NULL DEFAULT true,
+  ADD COLUMN referee_individual_use boolean NOT NULL DEFAULT false;
+
 CREATE TABLE merchant_users (
   brand_id uuid NOT NULL REFERENCES brands (brand_id) ON DELETE CASCADE,
   user_id bigint GENERATED ALWAYS AS IDENTITY,
@@ -84,6 +92,10 @@ DROP INDEX IF EXISTS dashboard_login_links_by_user;
 ALTER TABLE dashboard_sessions DROP COLUMN IF EXISTS user_id, DROP COLUMN IF EXISTS user_agent, DROP COLUMN IF EXISTS ip, DROP COLUMN IF EXISTS last_seen_at;
 ALTER TABLE dashboard_login_links DROP COLUMN IF EXISTS user_id;
 DROP TABLE IF EXISTS merchant_users;
+ALTER TABLE brands DROP COLUMN IF EXISTS referee_first_purchase_only, DROP COLUMN IF EXISTS referee_individual_use;
+UPDATE brands SET referee_discount_type = 'fixed', referee_discount_value = 0 WHERE referee_discount_type = 'free_shipping';
+ALTER TABLE brands DROP CONSTRAINT IF EXISTS brands_referee_discount_type_check;
+ALTER TABLE brands ADD CONSTRAINT brands_referee_discount_type_check CHECK (referee_discount_type IN ('fixed', 'percentage'));
 `;
 
 export async function up(knex: Knex): Promise<void> {

@@ -11,6 +11,9 @@ export type Plan = (typeof PLANS)[number];
 /** How the advocate's reward and the referee's discount are given. */
 export const REWARD_TYPES = ['fixed', 'percentage'] as const;
 export type RewardType = (typeof REWARD_TYPES)[number];
+/** The friend's offer: an amount or a percentage off, or free shipping (a value of 0; the checkout waives the shipping). */
+export const REFEREE_OFFER_TYPES = ['fixed', 'percentage', 'free_shipping'] as const;
+export type RefereeOfferType = (typeof REFEREE_OFFER_TYPES)[number];
 /** Which of two referral links a visitor followed wins (DECISIONS.md "Visits"). */
 export const ATTRIBUTION_MODELS = ['last_click', 'first_click'] as const;
 export type AttributionModel = (typeof ATTRIBUTION_MODELS)[number];
@@ -32,10 +35,14 @@ const storeUrl = z
 export const brandSettingsSchema = z.object({
   reward_type: z.enum(REWARD_TYPES),
   reward_value: z.number().nonnegative(),
-  referee_discount_type: z.enum(REWARD_TYPES),
+  referee_discount_type: z.enum(REFEREE_OFFER_TYPES),
   referee_discount_value: z.number().nonnegative(),
   referee_min_purchase: z.number().nonnegative().nullable(),
   referee_discount_cap: z.number().nonnegative().nullable(),
+  /** The offer is for a friend's first purchase only (at checkout: customers without orders; here: no earlier referred order). */
+  referee_first_purchase_only: z.boolean(),
+  /** The offer does not combine with other discounts at checkout. */
+  referee_individual_use: z.boolean(),
   attribution_model: z.enum(ATTRIBUTION_MODELS),
   attribution_window_days: z.number().int().positive(),
   /** A platform's test orders (Shopify `test: true`) count as sales: off by default, for trying the setup out. */
@@ -89,10 +96,12 @@ interface BrandRow {
   status: BrandStatus;
   reward_type: RewardType;
   reward_value: string;
-  referee_discount_type: RewardType;
+  referee_discount_type: RefereeOfferType;
   referee_discount_value: string;
   referee_min_purchase: string | null;
   referee_discount_cap: string | null;
+  referee_first_purchase_only: boolean;
+  referee_individual_use: boolean;
   attribution_model: AttributionModel;
   attribution_window_days: number;
   count_test_orders: boolean;
@@ -131,6 +140,8 @@ function toBrand(row: BrandRow): Brand {
     referee_discount_value: Number(row.referee_discount_value),
     referee_min_purchase: optional(row.referee_min_purchase),
     referee_discount_cap: optional(row.referee_discount_cap),
+    referee_first_purchase_only: row.referee_first_purchase_only,
+    referee_individual_use: row.referee_individual_use,
     attribution_model: row.attribution_model,
     attribution_window_days: row.attribution_window_days,
     count_test_orders: row.count_test_orders,

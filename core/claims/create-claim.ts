@@ -142,9 +142,11 @@ export async function createClaimFor(
 
 /** The brand's referee discount, with its minimum purchase and cap. */
 function refereeDiscount(brand: Brand): DiscountRule {
+  // Free shipping takes nothing off the items: the checkout waives the shipping (a claim may report it as discount_applied).
+  const type = brand.referee_discount_type;
   return {
-    type: brand.referee_discount_type,
-    value: brand.referee_discount_value,
+    type: type === 'free_shipping' ? 'fixed' : type,
+    value: type === 'free_shipping' ? 0 : brand.referee_discount_value,
     min_purchase: brand.referee_min_purchase,
     cap: brand.referee_discount_cap,
   };

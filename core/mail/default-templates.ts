@@ -6,6 +6,8 @@ export interface MailPhrases {
   /** "15% off", "10.00 USD off": `{value}` is the percentage or the amount. */
   percentOff: string;
   amountOff: string;
+  /** The offer when it is free shipping. */
+  freeShipping: string;
   /** Appended to an offer with a minimum purchase: `{amount}`. */
   minimumPurchase: string;
   /** The advocate's reward: a fixed amount, or a percentage of the friend's order. */
@@ -30,6 +32,7 @@ const en: Catalogue = {
   phrases: {
     percentOff: '{value}% off',
     amountOff: '{value} off',
+    freeShipping: 'free shipping',
     minimumPurchase: ' orders of {amount} or more',
     rewardFixed: '{value}',
     rewardPercent: '{value}% of their order',
@@ -82,6 +85,7 @@ const fr: Catalogue = {
   phrases: {
     percentOff: '{value} % de réduction',
     amountOff: '{value} de réduction',
+    freeShipping: 'la livraison gratuite',
     minimumPurchase: ' dès {amount} d’achat',
     rewardFixed: '{value}',
     rewardPercent: '{value} % de leur commande',
@@ -134,6 +138,7 @@ const de: Catalogue = {
   phrases: {
     percentOff: '{value} % Rabatt',
     amountOff: '{value} Rabatt',
+    freeShipping: 'kostenlosen Versand',
     minimumPurchase: ' ab einem Einkauf von {amount}',
     rewardFixed: '{value}',
     rewardPercent: '{value} % ihrer Bestellung',
@@ -186,6 +191,7 @@ const es: Catalogue = {
   phrases: {
     percentOff: '{value} % de descuento',
     amountOff: '{value} de descuento',
+    freeShipping: 'envío gratis',
     minimumPurchase: ' en compras desde {amount}',
     rewardFixed: '{value}',
     rewardPercent: 'el {value} % de su pedido',

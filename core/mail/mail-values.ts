@@ -48,6 +48,9 @@ const percent = (value: number, language: Language) => formatter(`percent:${lang
 /** The friend's offer in words: "15% off orders of $50.00 or more". */
 export function friendOfferPhrase(brand: Brand, language: Language): string {
   const phrases = mailPhrases(language);
+  if (brand.referee_discount_type === 'free_shipping') {
+    return brand.referee_min_purchase ? phrases.freeShipping + phrases.minimumPurchase.replace('{amount}', formatMoney(brand.referee_min_purchase, brand.currency, language)) : phrases.freeShipping;
+  }
   const value = brand.referee_discount_type === 'percentage' ? percent(brand.referee_discount_value, language) : formatMoney(brand.referee_discount_value, brand.currency, language);
   const offer = (brand.referee_discount_type === 'percentage' ? phrases.percentOff : phrases.amountOff).replace('{value}', value);
   return brand.referee_min_purchase ? offer + phrases.minimumPurchase.replace('{amount}', formatMoney(brand.referee_min_purchase, brand.currency, language)) : offer;

@@ -2,7 +2,7 @@ import { addReferralCode, getAdvocate, listAdvocates } from '../../core/advocate
 import { deactivateAdvocate, reactivateAdvocate } from '../../core/advocates/deactivate-advocate';
 import { enrollAdvocate } from '../../core/advocates/enroll-advocate';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../core/brands/api-keys';
-import { LANGUAGES, PLANS, brandSettingsSchema, createBrand, getBrand, listBrands, updateBrand } from '../../core/brands/brand';
+import { LANGUAGES, PLANS, REFEREE_OFFER_TYPES, brandSettingsSchema, createBrand, getBrand, listBrands, updateBrand } from '../../core/brands/brand';
 import { inviteUser, loginUrl } from '../../core/accounts/sign-in-links';
 import { LOGIN_LINK_TTL_MINUTES, createLoginLink } from '../../core/dashboard/dashboard-sign-in';
 import { migrateToLatest } from '../../core/db/migrate';
@@ -58,10 +58,12 @@ function brandSettingsFlags(flags: Parameters<Command['run']>[0]) {
   const settings = {
     reward_type: choiceFlag(flags, 'reward-type', REWARD_TYPES),
     reward_value: numberFlag(flags, 'reward-value'),
-    referee_discount_type: choiceFlag(flags, 'referee-discount-type', REWARD_TYPES),
+    referee_discount_type: choiceFlag(flags, 'referee-discount-type', REFEREE_OFFER_TYPES),
     referee_discount_value: numberFlag(flags, 'referee-discount-value'),
     referee_min_purchase: numberFlag(flags, 'referee-min-purchase'),
     referee_discount_cap: numberFlag(flags, 'referee-discount-cap'),
+    referee_first_purchase_only: yesNoFlag(flags, 'referee-first-purchase-only'),
+    referee_individual_use: yesNoFlag(flags, 'referee-individual-use'),
     attribution_model: choiceFlag(flags, 'attribution-model', ['last_click', 'first_click'] as const),
     attribution_window_days: numberFlag(flags, 'attribution-window-days', { integer: true }),
     count_test_orders: yesNoFlag(flags, 'count-test-orders'),
@@ -123,7 +125,7 @@ export const coreCommands: Record<string, Command> = {
   },
   'brand create': flagsFirst(
     'brand create --name N --plan starter|growth|premier [--currency USD] [--reward-type fixed|percentage --reward-value V] ' +
-      '[--referee-discount-type fixed|percentage --referee-discount-value V] [--reward-hold-days N (default 30)] ' +
+      '[--referee-discount-type fixed|percentage|free_shipping --referee-discount-value V] [--reward-hold-days N (default 30)] ' +
       '[--allow-pending-redemption yes|no] [--language en|fr|de|es] [--store-url https://…] [--owner-email E] [--json]',
     (flags) => {
       const name = requiredFlag(flags, 'name');
@@ -154,8 +156,9 @@ export const coreCommands: Record<string, Command> = {
   'brand show': flagsFirst('brand show --brand ID [--json]', brandFlag, async (brandId, { db }) => ({ brand: await getBrand(db, brandId) })),
   'brand settings': flagsFirst(
     'brand settings --brand ID [--plan P] [--attribution-model last_click|first_click] [--attribution-window-days N] ' +
-      '[--referee-discount-type fixed|percentage] [--referee-discount-value V] [--referee-min-purchase V] ' +
-      '[--referee-discount-cap V] [--reward-type fixed|percentage] [--reward-value V] [--count-test-orders yes|no] ' +
+      '[--referee-discount-type fixed|percentage|free_shipping] [--referee-discount-value V] [--referee-min-purchase V] ' +
+      '[--referee-discount-cap V] [--referee-first-purchase-only yes|no] [--referee-individual-use yes|no] ' +
+      '[--reward-type fixed|percentage] [--reward-value V] [--count-test-orders yes|no] ' +
       '[--reward-hold-days N] [--allow-pending-redemption yes|no] ' +
       '[--fraud-self-referral yes|no] [--fraud-velocity yes|no] [--fraud-disposable-email yes|no] ' +
       '[--fraud-max-per-advocate-hour N] [--fraud-max-per-ip-day N] [--fraud-ip-window-days N] ' +

@@ -1,5 +1,5 @@
 import { ZodError, type z } from 'zod';
-import { ATTRIBUTION_MODELS, type Brand, LANGUAGES, REWARD_TYPES } from '../../core/brands/brand';
+import { ATTRIBUTION_MODELS, type Brand, LANGUAGES, REFEREE_OFFER_TYPES, REWARD_TYPES } from '../../core/brands/brand';
 import { DomainError } from '../../core/errors';
 import { brandPatchSchema } from '../schemas/program-request';
 
@@ -28,10 +28,12 @@ export const SETTING_SECTIONS: Array<{ title: string; fields: SettingField[] }> 
   {
     title: "Friend's offer",
     fields: [
-      { name: 'referee_discount_type', label: 'Offer type', kind: REWARD_TYPES },
-      { name: 'referee_discount_value', label: 'Offer value', kind: 'number', hint: 'A percentage off (at most 100), or an amount off in the brand currency.' },
+      { name: 'referee_discount_type', label: 'Offer type', kind: REFEREE_OFFER_TYPES },
+      { name: 'referee_discount_value', label: 'Offer value', kind: 'number', hint: 'A percentage off (at most 100), or an amount off in the brand currency; 0 for free shipping.' },
       { name: 'referee_min_purchase', label: 'Minimum purchase', kind: 'optional-number', hint: 'Empty: no minimum.' },
       { name: 'referee_discount_cap', label: 'Largest discount', kind: 'optional-number', hint: 'A cap on a percentage offer; empty: no cap.' },
+      { name: 'referee_first_purchase_only', label: "For a friend's first purchase only", kind: 'boolean' },
+      { name: 'referee_individual_use', label: 'Not combined with other discounts', kind: 'boolean' },
     ],
   },
   {

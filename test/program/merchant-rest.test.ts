@@ -96,6 +96,23 @@ describe('the program\'s settings over REST', () => {
       expect([body, refused.status, refused.body.error]).toEqual([body, 400, expect.stringMatching(error)]);
     }
     expect((await t.http.get('/api/v1/brand').set(brand.headers)).body.data).toMatchObject({ plan: 'growth', referee_discount_value: 15 });
+    const audit = await t.db('audit_log').where({ brand_id: brand.brandId }).first();
+    expect(audit).toMatchObject({ actor: `api_key:${brand.keyId}`, action: 'brand.settings' });
+    expect(JSON.parse(JSON.stringify(audit.before))).toEqual({ referee_discount_value: 10, referee_min_purchase: null, language: 'en' });
+  });
+
+  it('offers free shipping, first purchase only and individual use: a claim takes nothing off the items, the checkout waives the shipping', async () => {
+    const brand = await givenBrand(t.db, { plan: 'premier', referee_discount_type: 'percentage', referee_discount_value: 10 });
+    const advocate = await givenAdvocate(t.db, brand.brandId);
+    const changed = await t.http.patch('/api/v1/brand').set(brand.headers).send({ referee_discount_type: 'free_shipping', referee_discount_value: 0, referee_first_purchase_only: false, referee_individual_use: true });
+    expect(changed.status).toBe(200);
+    expect(changed.body.data).toMatchObject({ referee_discount_type: 'free_shipping', referee_first_purchase_only: false, referee_individual_use: true });
+    const claimed = await t.http.post('/api/v1/track/claim').set(brand.headers).send({ referral_code: advocate.code, email: `friend-${uniqueOrderId()}@example.com`, raw_value: 80 });
+    expect(claimed.status).toBe(201);
+    expect(claimed.body.data).toMatchObject({ discount_applied: 0, claim_value: 80 });
+    const refused = await t.http.patch('/api/v1/brand').set(brand.headers).send({ referee_discount_type: 'shipping' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatch(/^referee_discount_type/);
   });
 
   it('lists what each advocate may be paid and records a payout once per payout id, with their email', async () => {
