@@ -1,5 +1,10 @@
 import { CODE_KINDS } from '../../core/advocates/code-kind';
-import { ATTRIBUTION_MODELS, PLANS, REWARD_TYPES } from '../../core/brands/brand';
+import { ACCOUNT_MAILS } from '../../core/accounts/account-mail';
+import { MERCHANT_ROLES } from '../../core/accounts/merchant-users';
+import { IMPORT_STATUSES } from '../../core/advocates/advocate-imports';
+import { ADVOCATE_STATUSES } from '../../core/advocates/advocate-status';
+import { ATTRIBUTION_MODELS, PLANS, REFEREE_OFFER_TYPES, REWARD_TYPES } from '../../core/brands/brand';
+import { MAIL_TEMPLATES } from '../../core/mail/mail-templates';
 import { BRAND_STATUSES } from '../../core/brands/brand-status';
 import { CLAIM_STATUSES } from '../../core/claims/claim-status';
 import { DISCOUNT_TYPES } from '../../core/claims/discount-type';
@@ -36,9 +41,13 @@ describe('statuses and kinds: the unions in core and the CHECKs in the database 
     ['brands_plan_check', PLANS],
     ['brands_status_check', BRAND_STATUSES],
     ['brands_reward_type_check', REWARD_TYPES],
-    ['brands_referee_discount_type_check', REWARD_TYPES],
+    ['brands_referee_discount_type_check', REFEREE_OFFER_TYPES],
     ['brands_attribution_model_check', ATTRIBUTION_MODELS],
     ['referral_reviews_status_check', REVIEW_STATUSES],
+    ['merchant_users_role_check', MERCHANT_ROLES],
+    ['advocate_imports_status_check', IMPORT_STATUSES],
+    ['advocates_status_check', ADVOCATE_STATUSES],
+    ['mail_messages_template_check', [...MAIL_TEMPLATES, ...ACCOUNT_MAILS]],
   ])('%s allows exactly the values of its union', async (constraint, values) => {
     expect(await allowedBy(constraint)).toEqual([...values].sort());
   });
