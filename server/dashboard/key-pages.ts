@@ -13,15 +13,15 @@ const PAGE = '/dashboard/keys';
 const noticeSchema = z.object({ created: z.string().max(100).optional().catch(undefined), revoked: z.string().max(100).optional().catch(undefined) });
 
 /** GET /dashboard/keys: the brand's API keys (prefix, label, when made and revoked); a new key is shown here once. */
-export async function keysPage(ctx: Ctx, refusal?: { status: number; message: string }): Promise<void> {
+export async function keysPage(ctx: Ctx, refusal?: { status: number; message: string }, shown?: { url: string; secret: string }): Promise<void> {
   const { brand } = ctx.state.viewer!;
   const notice = noticeSchema.parse(ctx.query);
-  const created = takeFlashedSecret(ctx, brand.brand_id, notice.created, PAGE);
+  const created = shown ?? takeFlashedSecret(ctx, brand.brand_id, notice.created, PAGE);
   const keys = await listApiKeys(ctx.app.context.deps.db, brand.brand_id);
   renderPage(
     ctx,
     'keys',
-    { title: 'API keys', section: PAGE, keys, created, notice: notice.revoked ? `Key ${notice.revoked} is revoked: requests with it are refused from now on.` : null, refusal: refusal?.message ?? null },
+    { title: 'API keys', section: PAGE, keys, created, notice: notice.revoked ? `Key ${notice.revoked} is revoked: requests with it are refused from now on.` : null, refusal: refusal?.message || null },
     refusal?.status,
   );
 }
@@ -36,7 +36,10 @@ export async function createKeyForm(ctx: Ctx, form: URLSearchParams): Promise<vo
       const { db, config } = ctx.app.context.deps;
       const viewer = ctx.state.viewer!;
       const key = await inTransaction(db, (trx) => issueApiKey(trx, viewer.brand.brand_id, config.keyEncryptionSecret, label ?? null, viewer.actor));
-      flashSecret(ctx, { brand_id: viewer.brand.brand_id, id: key.key_id, url: label ?? key.key_prefix, secret: key.api_key }, PAGE);
+      const shown = { brand_id: viewer.brand.brand_id, id: key.key_id, url: label ?? key.key_prefix, secret: key.api_key };
+      // Inside the Shopify admin there is no cookie to carry it across a redirect: the answer is the page itself, 201.
+      if (viewer.embedded) return keysPage(ctx, { status: 201, message: '' }, shown);
+      flashSecret(ctx, shown, PAGE);
       seeOther(ctx, PAGE, { created: key.key_id });
     },
     (status, message) => keysPage(ctx, { status, message }),

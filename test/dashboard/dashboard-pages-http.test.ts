@@ -433,5 +433,15 @@ describe('the pages inside the Shopify admin (embedded)', () => {
     expect(added.status).toBe(201);
     expect(added.text).toMatch(/id="new-secret" class="secret-value" value="whsec_/);
     expect(added.headers['set-cookie']).toBeUndefined();
+
+    // The merchant's own pages work in the admin too, as an owner (Shopify decides who opens the app), recorded as the Shopify user.
+    const settings = await embedded.http.get(`/dashboard/settings?embedded=1&shop=${shop}&host=abc&id_token=${token}`);
+    expect(settings.status).toBe(200);
+    expect(settings.text).toContain(`action="/dashboard/settings?embedded=1&amp;shop=${shop}&amp;host=abc"`);
+    const key = await embedded.http.post(`/dashboard/keys?embedded=1&shop=${shop}&host=abc&id_token=${token}`).type('form').send({ label: 'erp' });
+    expect(key.status).toBe(201);
+    expect(key.text).toMatch(/id="new-key" class="secret-value" value="rk_/);
+    expect(key.headers['set-cookie']).toBeUndefined();
+    expect(await t.db('audit_log').where({ brand_id: brand.brandId, action: 'api_key.create' }).first()).toMatchObject({ actor: `shopify user 42 (${shop})` });
   });
 });
