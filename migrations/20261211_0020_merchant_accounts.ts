@@ -62,11 +62,11 @@ CREATE TABLE advocate_imports (
   brand_id uuid NOT NULL REFERENCES brands (brand_id) ON DELETE CASCADE,
   import_id bigint GENERATED ALWAYS AS IDENTITY,
   status text NOT NULL DEFAULT 'queued' CHECK (status IN ('queued', 'running', 'done', 'failed')),
-  -- The valid rows, as parsed when uploaded ([{line, email, first_name, last_name, code}]).
-  rows json NOT NULL,
   total_rows integer NOT NULL CHECK (total_rows >= 0),
-  -- How many of rows are processed: each chunk commits its advocates with this, so a restart resumes after it.
+  -- How many rows are processed, and the last line processed: each chunk commits its advocates with
+  -- these (and deletes its rows), so a restart resumes after the last committed chunk.
   done_rows integer NOT NULL DEFAULT 0 CHECK (done_rows >= 0),
+  last_line integer NOT NULL DEFAULT 0,
   created_count integer NOT NULL DEFAULT 0,
   -- Refused lines: [{line, field, reason}], from the upload's checks and the chunks'.
   refused json NOT NULL DEFAULT '[]',
@@ -78,11 +78,23 @@ CREATE TABLE advocate_imports (
   finished_at timestamptz,
   PRIMARY KEY (brand_id, import_id)
 );
+-- The rows still to create, as checked at upload; a chunk deletes those it worked.
+CREATE TABLE advocate_import_rows (
+  brand_id uuid NOT NULL,
+  import_id bigint NOT NULL,
+  line integer NOT NULL,
+  email text NOT NULL,
+  first_name text NOT NULL,
+  last_name text,
+  code text,
+  PRIMARY KEY (brand_id, import_id, line),
+  FOREIGN KEY (brand_id, import_id) REFERENCES advocate_imports (brand_id, import_id) ON DELETE CASCADE
+);
 CREATE INDEX advocate_imports_unfinished ON advocate_imports (created_at) WHERE status IN ('queued', 'running');
 `;
 
 const downSql = `
-DROP TABLE IF EXISTS advocate_imports;
+DROP TABLE IF EXISTS advocate_import_rows, advocate_imports;
 DELETE FROM mail_messages WHERE template IN ('merchant_sign_in', 'merchant_invitation');
 ALTER TABLE mail_messages DROP CONSTRAINT IF EXISTS mail_messages_template_check;
 ALTER TABLE mail_messages ADD CONSTRAINT mail_messages_template_check CHECK (template IN (

@@ -17,6 +17,6 @@ export function startImportWorker(options: { db: Knex; logger: Logger; brandId?:
     pass: () => processImportChunk(options.db, { chunkSize: IMPORT_CHUNK_ROWS, brandId: options.brandId }),
     intervalMs: options.intervalMs ?? 1000,
     onError: (error) => options.logger.error({ err: error }, 'advocate import: a chunk failed; it is tried again'),
-    restAfterMs: (passMs) => Math.min(passMs, 200),
+    restAfterMs: (passMs) => Math.min(passMs / 2, 100),
   });
 }

@@ -9,9 +9,10 @@ import { normalizeCode, normalizeEmail } from './normalize';
 
 /**
  * Advocates imported from a merchant's CSV (docs/merchant-accounts.md, "Importing advocates"). The
- * upload stores the checked rows; a worker creates them in chunks, each chunk's advocates and the
- * import's progress committed together, so a crash loses nothing and repeats nothing: the next
- * pass resumes after the last committed chunk (resumable, not all-or-nothing).
+ * upload stores the checked rows (advocate_import_rows); a worker creates them in chunks, each
+ * chunk's advocates, the deletion of its rows and the import's progress committed together, so a
+ * crash loses nothing and repeats nothing: the next pass resumes after the last committed chunk
+ * (resumable, not all-or-nothing).
  */
 export interface ImportRow {
   line: number;
@@ -48,9 +49,9 @@ interface ImportRecord {
   brand_id: string;
   import_id: string;
   status: ImportStatus;
-  rows: ImportRow[] | string;
   total_rows: number;
   done_rows: number;
+  last_line: number;
   created_count: number;
   refused: ImportRefusal[] | string;
   send_welcome: boolean;
@@ -76,26 +77,38 @@ const toView = (row: ImportRecord): ImportView => ({
   finished_at: row.finished_at ? new Date(row.finished_at).toISOString() : null,
 });
 
+/** Rows written per statement when an upload is stored (one JSON parameter each). */
+const STORE_BATCH = 10_000;
+
 /** Stores an upload's checked rows (and the lines refused already) as a queued import; the worker does the rest. */
 export async function createImport(
   db: Executor,
   brandId: string,
   input: { rows: ImportRow[]; refused: ImportRefusal[]; fileName: string | null; sendWelcome: boolean; actor: string },
 ): Promise<ImportView> {
+  const empty = input.rows.length === 0;
   const [row] = (await db('advocate_imports')
     .insert({
       brand_id: brandId,
-      rows: JSON.stringify(input.rows),
       total_rows: input.rows.length,
       refused: JSON.stringify(input.refused),
       send_welcome: input.sendWelcome,
       file_name: input.fileName,
       created_by: input.actor,
-      status: input.rows.length === 0 ? 'done' : 'queued',
-      finished_at: input.rows.length === 0 ? db.fn.now() : null,
+      status: empty ? 'done' : 'queued',
+      finished_at: empty ? db.fn.now() : null,
     })
     .returning('*')) as ImportRecord[];
   const view = toView(row!);
+  for (let start = 0; start < input.rows.length; start += STORE_BATCH) {
+    const batch = input.rows.slice(start, start + STORE_BATCH).map((r) => ({ line: r.line, email: r.email, first_name: r.first_name, last_name: r.last_name ?? null, code: r.code ?? null }));
+    await db.raw(
+      `INSERT INTO advocate_import_rows (brand_id, import_id, line, email, first_name, last_name, code)
+       SELECT ?, ?, r.line, r.email, r.first_name, r.last_name, r.code
+         FROM json_to_recordset(?::json) AS r(line integer, email text, first_name text, last_name text, code text)`,
+      [brandId, view.id, JSON.stringify(batch)],
+    );
+  }
   await recordAudit(db, { brandId, actor: input.actor, action: 'advocate.import', subject: `import:${view.id}`, after: { file: input.fileName, rows: input.rows.length, refused_at_upload: input.refused.length, send_welcome: input.sendWelcome } });
   return view;
 }
@@ -107,11 +120,7 @@ export async function getImport(db: Executor, brandId: string, importId: number)
 }
 
 export async function listImports(db: Executor, brandId: string, limit: number): Promise<ImportView[]> {
-  const rows: ImportRecord[] = await db('advocate_imports')
-    .where({ brand_id: brandId })
-    .orderBy('import_id', 'desc')
-    .limit(limit)
-    .select('brand_id', 'import_id', 'status', db.raw(`'[]'::json AS rows`), 'total_rows', 'done_rows', 'created_count', 'refused', 'send_welcome', 'file_name', 'created_by', 'created_at', 'finished_at');
+  const rows: ImportRecord[] = await db('advocate_imports').where({ brand_id: brandId }).orderBy('import_id', 'desc').limit(limit);
   return rows.map(toView);
 }
 
@@ -182,15 +191,25 @@ export async function processImportChunk(db: Knex, options: { chunkSize: number;
       .skipLocked()
       .first();
     if (!record) return 0;
-    const rows = parsed(record.rows).slice(record.done_rows, record.done_rows + options.chunkSize);
+    const key = { brand_id: record.brand_id, import_id: record.import_id };
+    const stored: Array<{ line: number; email: string; first_name: string; last_name: string | null; code: string | null }> = await trx('advocate_import_rows')
+      .where(key)
+      .andWhere('line', '>', record.last_line)
+      .orderBy('line')
+      .limit(options.chunkSize)
+      .select('line', 'email', 'first_name', 'last_name', 'code');
+    const rows: ImportRow[] = stored.map((r) => ({ line: r.line, email: r.email, first_name: r.first_name, last_name: r.last_name, ...(r.code ? { code: r.code } : {}) }));
     const chunk = await createChunk(trx, record.brand_id, rows, record.send_welcome);
+    const lastLine = rows.length > 0 ? rows[rows.length - 1]!.line : record.last_line;
+    if (rows.length > 0) await trx('advocate_import_rows').where(key).andWhere('line', '<=', lastLine).delete();
     const doneRows = record.done_rows + rows.length;
-    const finished = doneRows >= record.total_rows;
+    const finished = rows.length < options.chunkSize || doneRows >= record.total_rows;
     await trx('advocate_imports')
-      .where({ brand_id: record.brand_id, import_id: record.import_id })
+      .where(key)
       .update({
         status: finished ? 'done' : 'running',
         done_rows: doneRows,
+        last_line: lastLine,
         created_count: record.created_count + chunk.created,
         refused: JSON.stringify([...parsed(record.refused), ...chunk.refused]),
         finished_at: finished ? trx.fn.now() : null,

@@ -196,6 +196,14 @@ describe('advocates in the dashboard', () => {
     expect(uploaded.status).toBe(303);
     const page = uploaded.headers.location!;
     expect((await agent.get(page)).text).toContain('Importing: 0 of 4 rows');
+    // A chunk whose transaction never commits (the process dies mid-chunk) leaves nothing behind: the next pass does it again, once.
+    await t.db
+      .transaction(async (outer) => {
+        expect(await processImportChunk(outer as unknown as Knex, { chunkSize: 2, brandId: brand.brandId })).toBe(2);
+        throw new Error('crash before commit');
+      })
+      .catch((error: Error) => expect(error.message).toBe('crash before commit'));
+    expect((await agent.get(page)).text).toContain('Importing: 0 of 4 rows');
     while ((await processImportChunk(t.db, { chunkSize: 2, brandId: brand.brandId })) > 0);
     const done = await agent.get(page);
     expect(done.text).toContain('Done: 3 advocates created, 2 lines refused.');
