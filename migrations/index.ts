@@ -20,6 +20,7 @@ import * as reportMoney from './20261209_0018_report_money';
 import * as programEmails from './20261210_0019_program_emails';
 import * as merchantAccounts from './20261211_0020_merchant_accounts';
 import * as advocateStatus from './20261212_0021_advocate_status';
+import * as shopifyDiscounts from './20261213_0022_shopify_discounts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -50,4 +51,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['20261210_0019_program_emails', programEmails],
   ['20261211_0020_merchant_accounts', merchantAccounts],
   ['20261212_0021_advocate_status', advocateStatus],
+  ['20261213_0022_shopify_discounts', shopifyDiscounts],
 ];

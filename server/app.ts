@@ -19,7 +19,7 @@ export function createApp(deps: AppDeps): App {
   const connectors = deps.connectors ?? configureConnectors();
   // maxIpsCount 1: the client is the address our proxy appended to X-Forwarded-For, never an entry the client sent.
   const app = new Koa<AppState, AppContext>({ proxy: deps.config.trustProxy, maxIpsCount: 1 });
-  app.context.deps = deps;
+  app.context.deps = { ...deps, connectors };
   app.context.batchers = createIngestBatchers(deps.db, { ...writeBatchSettings, ...deps.config.writeBatch });
   app.silent = true; // errors are logged by errorEnvelope, once
 

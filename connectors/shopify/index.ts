@@ -2,6 +2,8 @@ import type { Connector } from '../../server/http';
 import { shopifyCommands } from './cli';
 import { shopifyConnection } from './dashboard-connection';
 import { shopifyEmbeddedSession } from './embedded-session';
+import { checkShopifyOffer } from './discount-offer';
+import { startDiscountSyncWorker } from './discount-worker';
 import { InboxBell, startShopifyInboxWorker } from './inbox-worker';
 import { shopifyRoutes } from './http-routes';
 import { startSessionRefresher } from './refresh-sessions';
@@ -18,9 +20,11 @@ export const shopifyConnector: Connector = {
       routes: () => shopifyRoutes(settings.app, bell),
       startWorkers: (deps) => [
         startShopifyInboxWorker({ ...deps, bell }),
+        startDiscountSyncWorker(deps, settings.app),
         ...(settings.app ? [startSessionRefresher(deps, settings.app)] : []),
       ],
       cliCommands: shopifyCommands(settings),
+      checkSettings: checkShopifyOffer,
       dashboard: {
         connection: shopifyConnection,
         embeddedSession: (ctx) => shopifyEmbeddedSession(ctx, settings.app),

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { updateBrand } from '../../core/brands/brand';
 import { lockKey } from '../../core/db/advisory-lock';
 import type { Executor } from '../../core/db/transaction';
 
@@ -56,6 +57,8 @@ export async function saveShopLink(
       installed_at: trx.fn.now(),
       uninstalled_at: null,
     });
+  // The brand's codes become the shop's discount codes (docs/shopify-discounts.md): share links apply them at checkout.
+  await updateBrand(trx, link.brand_id, { share_link_kind: 'shopify_discount' });
 }
 
 export async function markShopUninstalled(db: Executor, brandId: string, shopDomain: string): Promise<void> {

@@ -53,6 +53,9 @@ export async function shopStatus(db: Executor, brandId: string, live?: () => Pro
     };
   });
   const actions = subscriptions.filter((row) => row.action).map((row) => `${row.topic}: ${row.error ?? 'missing'} → ${row.action}`);
+  if (link.status === 'installed' && link.scopes !== null && !link.scopes.split(',').map((scope) => scope.trim()).includes('write_discounts')) {
+    actions.push("The app lacks the write_discounts scope, so referral codes cannot be made Shopify discount codes: open the app from the shop's admin to approve the new scope (or reinstall it); `referrals shopify codes --brand ID` shows the sync.");
+  }
   if (link.status === 'uninstalled') actions.unshift('The app was uninstalled: install it again (or `referrals shopify connect`) to resume.');
   if (link.app_kind === 'custom' && subscriptions.length === 0) {
     actions.push('No webhook subscriptions recorded: run `referrals shopify reconcile --brand ID --since DATE` (with SHOPIFY_APP_URL set) to subscribe.');

@@ -78,8 +78,13 @@ export const brandSettingsSchema = z.object({
 });
 export type BrandSettings = z.infer<typeof brandSettingsSchema>;
 
+/** How an advocate's share link is written (core/advocates/share-link.ts); a platform connector sets it. */
+export const SHARE_LINK_KINDS = ['ref', 'shopify_discount'] as const;
+export type ShareLinkKind = (typeof SHARE_LINK_KINDS)[number];
+
 export interface Brand extends BrandSettings {
   brand_id: string;
+  share_link_kind: ShareLinkKind;
   name: string;
   plan: Plan;
   /** ISO 4217, set at creation: the reward ledger's, claims' and fixed rewards' currency. */
@@ -90,6 +95,7 @@ export interface Brand extends BrandSettings {
 
 interface BrandRow {
   brand_id: string;
+  share_link_kind: ShareLinkKind;
   name: string;
   plan: Plan;
   currency: string;
@@ -130,6 +136,7 @@ function toBrand(row: BrandRow): Brand {
   const optional = (value: string | null) => (value === null ? null : Number(value));
   return {
     brand_id: row.brand_id,
+    share_link_kind: row.share_link_kind,
     name: row.name,
     plan: row.plan,
     currency: row.currency,
@@ -209,7 +216,7 @@ export async function listBrands(db: Executor): Promise<Brand[]> {
 export async function updateBrand(
   db: Executor,
   brandId: string,
-  changes: Partial<BrandSettings> & { plan?: Plan; name?: string; status?: Brand['status']; currency?: string },
+  changes: Partial<BrandSettings> & { plan?: Plan; name?: string; status?: Brand['status']; currency?: string; share_link_kind?: ShareLinkKind },
 ): Promise<Brand> {
   const currency = changes.currency === undefined ? {} : { currency: requireCurrency(changes.currency) };
   const [row] = await db('brands')

@@ -123,5 +123,5 @@ export function refusalOfError(error: unknown, form: URLSearchParams): SettingsR
   if (!(error instanceof DomainError || error instanceof ZodError)) return null;
   const field = FIELDS.find((candidate) => error.message.startsWith(candidate.name))?.name ?? 'name';
   const values = Object.fromEntries(FIELDS.map((candidate) => [candidate.name, valueOf(candidate.kind, form.get(candidate.name))]));
-  return { errors: { [field]: `${labelOf(field)}: ${error.message.startsWith(field) ? error.message.slice(field.length).trim() : error.message}` }, values };
+  return { errors: { [field]: `${labelOf(field)}: ${error.message.startsWith(field) ? error.message.slice(field.length).replace(/^[\s:]+/, '') : error.message}` }, values };
 }

@@ -1,7 +1,7 @@
 import { inTransaction } from '../../core/db/transaction';
 import { changeSettings } from '../../core/program/merchant-changes';
 import type { Ctx } from '../app-context';
-import { percentagesWithin } from '../schemas/program-request';
+import { checkProgramSettings } from '../program-settings-check';
 import { checkCsrf } from './dashboard-session';
 import { seeOther } from './form-actions';
 import { renderPage } from './render-page';
@@ -35,7 +35,7 @@ export async function saveSettingsForm(ctx: Ctx, form: URLSearchParams): Promise
   if ('refusal' in parsed) return settingsPage(ctx, parsed.refusal);
   const viewer = ctx.state.viewer!;
   try {
-    percentagesWithin(viewer.brand, parsed.patch);
+    await checkProgramSettings(ctx, viewer.brand, parsed.patch);
     await inTransaction(ctx.app.context.deps.db, (trx) => changeSettings(trx, viewer.brand.brand_id, parsed.patch, viewer.actor));
   } catch (error) {
     const refusal = refusalOfError(error, form);

@@ -1,3 +1,4 @@
+import type { Brand } from '../../core/brands/brand';
 import type Router from '@koa/router';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -70,6 +71,11 @@ export interface ConnectorParts {
   cliCommands?: Record<string, Command>;
   /** Its part of the merchant's dashboard: a section of the Connections page, embedded sign-in. */
   dashboard?: DashboardParts;
+  /**
+   * Refuses program settings its platform cannot apply for this brand (a Shopify code discount
+   * cannot cap a percentage): throws core's Invalid naming the field. Called before a change is saved.
+   */
+  checkSettings?(db: Knex, brand: Brand, settings: Brand): Promise<void>;
 }
 
 /**

@@ -10,7 +10,8 @@ import type { AppContext, AppState, Ctx, Middleware } from '../app-context';
 import { answer as ok } from './answer';
 import { UUID_PATTERN } from '../middleware/authenticate-api-key';
 import { parseJsonObject, parseOptionalJsonObject } from '../middleware/json-body';
-import { brandPatchSchema, createApiKeySchema, markPaidSchema, payoutsQuerySchema, percentagesWithin } from '../schemas/program-request';
+import { brandPatchSchema, createApiKeySchema, markPaidSchema, payoutsQuerySchema } from '../schemas/program-request';
+import { checkProgramSettings } from '../program-settings-check';
 
 /** Who changed something through the API: the key, never the key itself. */
 export const actorOf = (ctx: Ctx) => `api_key:${ctx.state.apiKeyId}`;
@@ -21,7 +22,7 @@ const showBrand: Middleware = async (ctx) => ok(ctx, ctx.state.brand!);
 /** PATCH /brand: change settings; a bad value is a 400 naming its field, and nothing changes. */
 const patchBrand: Middleware = async (ctx) => {
   const patch = brandPatchSchema.parse(parseJsonObject(ctx.state.rawBody));
-  percentagesWithin(ctx.state.brand!, patch);
+  await checkProgramSettings(ctx, ctx.state.brand!, patch);
   ok(ctx, await inTransaction(ctx.app.context.deps.db, (trx) => changeSettings(trx, ctx.state.brand!.brand_id, patch, actorOf(ctx))));
 };
 

@@ -27,6 +27,14 @@ describe('the Admin GraphQL documents the connector sends', () => {
         'ReconcileBulkOrders',
         'ReconcileOrdersCount',
         'ReconcileRefund',
+        'CreateReferralDiscount',
+        'UpdateReferralDiscount',
+        'CreateReferralFreeShipping',
+        'UpdateReferralFreeShipping',
+        'DeleteReferralDiscount',
+        'AddReferralCodes',
+        'ReferralCodesCreation',
+        'DeleteReferralCodes',
       ]),
     );
   });

@@ -46,9 +46,11 @@ export function ruleOn(admin: AdminSchema, document: DocumentNode, variables: Re
     return typeof value === 'number' ? value : null;
   };
 
+  // Shopify: a write_ scope grants its read_ scope too.
+  const granted = new Set([...grant.scopes, ...grant.scopes.filter((scope) => scope.startsWith('write_')).map((scope) => `read_${scope.slice(6)}`)]);
   const checkAccess = (parent: string, field: string, returns: string, path: string) => {
     for (const access of [admin.fieldAccess(parent, field), admin.typeAccess(returns)]) {
-      if (access.scopes.length > 0 && !access.scopes.some((scope) => grant.scopes.includes(scope))) {
+      if (access.scopes.length > 0 && !access.scopes.some((scope) => granted.has(scope))) {
         denied.push({ path, requiredAccess: access.scopes.map((scope) => `\`${scope}\` access scope`).join(' or ') });
       }
       if (access.protectedContent && !grant.protectedContent.includes(access.protectedContent)) {

@@ -69,7 +69,16 @@ export class FakeShopify {
   readonly bulkFiles = new Map<string, string>();
   /** Each bulk operation started, with its query. */
   readonly bulkOperations: Array<{ shop: string; id: string; query: string }> = [];
+  /** Code discounts the app made, by shop: kind, the input last written, and their redeem codes (by lower-cased code). */
+  readonly discounts = new Map<string, FakeDiscount[]>();
+  /** Bulk redeem-code creations, by id. */
+  readonly bulkCreations = new Map<string, { shop: string; polls: number; codes: Array<{ code: string; errors: Array<{ code: string; field: string[]; message: string }>; discountRedeemCode: { id: string; code: string } | null }> }>();
+  /** Polls a bulk creation takes to be done (Shopify works it in the background). */
+  bulkPollsUntilDone = 1;
+  /** Codes Shopify refuses to add, with its message. */
+  readonly refusedCodes = new Map<string, string>();
   private subscriptionIds = 0;
+  private discountIds = 0;
   /** Seconds an issued access token lives. */
   accessTokenLifetime = 3600;
 
@@ -217,6 +226,75 @@ export class FakeShopify {
         return { id, status: 'COMPLETED', errorCode: null, objectCount: String(lines), url: lines ? `https://${BULK_HOST}${path}` : null, partialDataUrl: null };
       },
       refund: ({ id }: { id: string }) => orders.flatMap((order) => order.refunds ?? []).find((refund) => refund.id === id) ?? null,
+      ...this.discountRoot(shop),
+    };
+  }
+
+  /** The code-discount mutations and the bulk creation query, over this fake's discounts. */
+  private discountRoot(shop: string): Record<string, unknown> {
+    const discounts = this.discounts.get(shop) ?? [];
+    this.discounts.set(shop, discounts);
+    const taken = (code: string) => discounts.some((d) => d.anchor.toLowerCase() === code.toLowerCase() || d.codes.has(code.toLowerCase()));
+    const create = (kind: FakeDiscount['kind']) => (args: Record<string, any>) => {
+      const input = args.basicCodeDiscount ?? args.freeShippingCodeDiscount;
+      if (!input.code || taken(input.code)) return { codeDiscountNode: null, userErrors: [{ field: ['code'], message: 'Code must be unique. Please try a different code.', code: 'TAKEN' }] };
+      const discount: FakeDiscount = { id: `gid://shopify/DiscountCodeNode/${++this.discountIds}`, kind, anchor: input.code, input, codes: new Map() };
+      discounts.push(discount);
+      return { codeDiscountNode: { id: discount.id }, userErrors: [] };
+    };
+    const update = (kind: FakeDiscount['kind']) => (args: Record<string, any>) => {
+      const discount = discounts.find((d) => d.id === args.id && d.kind === kind);
+      if (!discount) return { codeDiscountNode: null, userErrors: [{ field: ['id'], message: 'Discount does not exist', code: 'INVALID' }] };
+      discount.input = { ...discount.input, ...(args.basicCodeDiscount ?? args.freeShippingCodeDiscount) };
+      return { codeDiscountNode: { id: discount.id }, userErrors: [] };
+    };
+    return {
+      discountCodeBasicCreate: create('basic'),
+      discountCodeBasicUpdate: update('basic'),
+      discountCodeFreeShippingCreate: create('free_shipping'),
+      discountCodeFreeShippingUpdate: update('free_shipping'),
+      discountCodeDelete: ({ id }: { id: string }) => {
+        const index = discounts.findIndex((d) => d.id === id);
+        if (index < 0) return { deletedCodeDiscountId: null, userErrors: [{ field: ['id'], message: 'Discount does not exist', code: 'INVALID' }] };
+        discounts.splice(index, 1);
+        return { deletedCodeDiscountId: id, userErrors: [] };
+      },
+      discountRedeemCodeBulkAdd: ({ discountId, codes }: { discountId: string; codes: Array<{ code: string }> }) => {
+        const discount = discounts.find((d) => d.id === discountId);
+        if (!discount) return { bulkCreation: null, userErrors: [{ field: ['discountId'], message: 'Discount does not exist', code: 'INVALID' }] };
+        if (codes.length > 250) return { bulkCreation: null, userErrors: [{ field: ['codes'], message: 'Codes can only contain up to 250 codes', code: 'TOO_MANY_ARGUMENTS' }] };
+        const results = codes.map(({ code }) => {
+          const refusal = this.refusedCodes.get(code) ?? (taken(code) ? 'Code must be unique. Please try a different code.' : null);
+          if (refusal) return { code, errors: [{ code: 'INVALID', field: ['code'], message: refusal }], discountRedeemCode: null };
+          const redeem = { id: `gid://shopify/DiscountRedeemCode/${++this.discountIds}`, code };
+          discount.codes.set(code.toLowerCase(), redeem);
+          return { code, errors: [], discountRedeemCode: redeem };
+        });
+        const id = `gid://shopify/DiscountRedeemCodeBulkCreation/${++this.discountIds}`;
+        this.bulkCreations.set(id, { shop, polls: 0, codes: results });
+        return { bulkCreation: { id }, userErrors: [] };
+      },
+      discountRedeemCodeBulkCreation: ({ id }: { id: string }) => {
+        const creation = this.bulkCreations.get(id);
+        if (!creation || creation.shop !== shop) return null;
+        creation.polls += 1;
+        const done = creation.polls >= this.bulkPollsUntilDone;
+        const failed = creation.codes.filter((code) => code.errors.length > 0).length;
+        return {
+          id,
+          done,
+          codesCount: creation.codes.length,
+          importedCount: done ? creation.codes.length - failed : 0,
+          failedCount: done ? failed : 0,
+          codes: { nodes: done ? creation.codes : [] },
+        };
+      },
+      discountCodeRedeemCodeBulkDelete: ({ discountId, ids }: { discountId: string; ids: string[] }) => {
+        const discount = discounts.find((d) => d.id === discountId);
+        if (!discount) return { job: null, userErrors: [{ field: ['discountId'], message: 'Discount does not exist', code: 'INVALID' }] };
+        for (const [code, redeem] of discount.codes) if (ids.includes(redeem.id)) discount.codes.delete(code);
+        return { job: { id: `gid://shopify/Job/${++this.discountIds}` }, userErrors: [] };
+      },
     };
   }
 
@@ -263,6 +341,14 @@ const BULK_HOST = 'bulk-results.shopify-fake.test';
 
 function idFromGid(gid: string): string {
   return gid.slice(gid.lastIndexOf('/') + 1);
+}
+
+export interface FakeDiscount {
+  id: string;
+  kind: 'basic' | 'free_shipping';
+  anchor: string;
+  input: Record<string, any>;
+  codes: Map<string, { id: string; code: string }>;
 }
 
 interface Bucket {

@@ -20,7 +20,7 @@ describe('Shopify app install (OAuth authorization-code grant)', () => {
     expect(location.origin).toBe(`https://${shop}`);
     expect(location.pathname).toBe('/admin/oauth/authorize');
     expect(location.searchParams.get('client_id')).toBe(SHOPIFY_API_KEY);
-    expect(location.searchParams.get('scope')).toBe('read_orders');
+    expect(location.searchParams.get('scope')).toBe('read_orders,write_discounts');
     expect(location.searchParams.get('redirect_uri')).toBe(`${SHOPIFY_APP_URL}/shopify/auth/callback`);
     expect(location.searchParams.get('state')).toMatch(/\w{10,}/);
     expect(String(response.headers['set-cookie'])).toContain('shopify_app_state=');

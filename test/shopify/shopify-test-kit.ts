@@ -20,7 +20,7 @@ function setShopifyEnv(): void {
   process.env.SHOPIFY_API_KEY = SHOPIFY_API_KEY;
   process.env.SHOPIFY_API_SECRET = SHOPIFY_API_SECRET;
   process.env.SHOPIFY_APP_URL = SHOPIFY_APP_URL;
-  process.env.SHOPIFY_SCOPES = 'read_orders';
+  process.env.SHOPIFY_SCOPES = 'read_orders,write_discounts';
   delete process.env.SHOPIFY_DEFAULT_PLAN;
 }
 
