@@ -54,19 +54,23 @@ export const ADD_REDEEM_CODES = `#graphql
     }
   }`;
 
+/** Polled until done: a few points, where the codes' page costs about three a code. */
+export const REDEEM_CODES_CREATION_DONE = `#graphql
+  query ReferralCodesCreationDone($id: ID!) {
+    discountRedeemCodeBulkCreation(id: $id) { id done }
+  }`;
+
+/** Read once, when done: each code's outcome (its redeem-code id, or Shopify's reasons). */
 export const REDEEM_CODES_CREATION = `#graphql
   query ReferralCodesCreation($id: ID!) {
     discountRedeemCodeBulkCreation(id: $id) {
       id
       done
-      codesCount
-      importedCount
-      failedCount
       codes(first: 250) {
         nodes {
           code
-          errors { code field message }
-          discountRedeemCode { id code }
+          errors { message }
+          discountRedeemCode { id }
         }
       }
     }

@@ -33,8 +33,8 @@ const amount = (value: number, currency: string) => {
  *   not per item) on all items; free shipping → a free-shipping discount to every destination;
  * - minimum purchase → `minimumRequirement.subtotal` (none: both minimums cleared, as the admin does);
  * - first purchase only → `appliesOncePerCustomer` (the nearest rule a code discount has without a
- *   customer segment, which would need `write_customers`; a repeat customer's order is not
- *   credited as a referral by the service either);
+ *   customer segment, which would need `write_customers`; the service's eligibility check also
+ *   refuses a customer who already used a referral discount);
  * - individual use → `combinesWith` nothing; otherwise it combines with every class.
  * Amounts are in the brand's currency, which an install sets from the shop's.
  */

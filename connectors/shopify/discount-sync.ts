@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { type Brand, getBrand } from '../../core/brands/brand';
 import type { AdminApi } from './admin-api';
 import {
-  ADD_REDEEM_CODES, CREATE_BASIC_DISCOUNT, CREATE_FREE_SHIPPING_DISCOUNT, DELETE_DISCOUNT, DELETE_REDEEM_CODES, REDEEM_CODES_CREATION, UPDATE_BASIC_DISCOUNT,
+  ADD_REDEEM_CODES, CREATE_BASIC_DISCOUNT, REDEEM_CODES_CREATION_DONE, CREATE_FREE_SHIPPING_DISCOUNT, DELETE_DISCOUNT, DELETE_REDEEM_CODES, REDEEM_CODES_CREATION, UPDATE_BASIC_DISCOUNT,
   UPDATE_FREE_SHIPPING_DISCOUNT,
 } from './discount-documents';
 import { type ShopifyOffer, offerRefusal, shopifyOffer } from './discount-offer';
@@ -116,8 +116,8 @@ async function syncOffer(db: Knex, api: AdminApi, row: DiscountRow, offer: Shopi
 
 interface CreationCode {
   code: string;
-  errors: UserError[];
-  discountRedeemCode: { id: string; code: string } | null;
+  errors: Array<{ message: string }>;
+  discountRedeemCode: { id: string } | null;
 }
 
 interface BulkCreation {
@@ -135,13 +135,13 @@ async function addCodes(db: Knex, api: AdminApi, row: DiscountRow, discountId: s
   });
   refusedBy(added.discountRedeemCodeBulkAdd.userErrors);
   const creationId = added.discountRedeemCodeBulkAdd.bulkCreation!.id;
-  let creation: BulkCreation | null = null;
-  for (let poll = 0; poll < options.maxPolls; poll += 1) {
-    creation = (await api.request<{ discountRedeemCodeBulkCreation: BulkCreation | null }>(REDEEM_CODES_CREATION, { id: creationId })).discountRedeemCodeBulkCreation;
-    if (creation?.done) break;
-    await new Promise((resolve) => setTimeout(resolve, options.pollMs));
+  let done = false;
+  for (let poll = 0; poll < options.maxPolls && !done; poll += 1) {
+    done = Boolean((await api.request<{ discountRedeemCodeBulkCreation: { done: boolean } | null }>(REDEEM_CODES_CREATION_DONE, { id: creationId })).discountRedeemCodeBulkCreation?.done);
+    if (!done) await new Promise((resolve) => setTimeout(resolve, options.pollMs));
   }
-  if (!creation?.done) throw new Error(`Shopify's bulk creation ${creationId} was not done after ${options.maxPolls} polls; the codes are sent again next pass`);
+  if (!done) throw new Error(`Shopify's bulk creation ${creationId} was not done after ${options.maxPolls} polls; the codes are sent again next pass`);
+  const creation = (await api.request<{ discountRedeemCodeBulkCreation: BulkCreation }>(REDEEM_CODES_CREATION, { id: creationId })).discountRedeemCodeBulkCreation;
   const outcome = new Map(creation.codes.nodes.map((node) => [node.code.toLowerCase(), node]));
   const rows = codes.map(({ code, code_normalized }) => {
     const node = outcome.get(code.toLowerCase());

@@ -1,6 +1,7 @@
 import { addReferralCode, getAdvocate, listAdvocates } from '../../core/advocates/advocates';
 import { deactivateAdvocate, reactivateAdvocate } from '../../core/advocates/deactivate-advocate';
 import { enrollAdvocate } from '../../core/advocates/enroll-advocate';
+import { advocateView } from '../../core/advocates/advocate-page';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../core/brands/api-keys';
 import { LANGUAGES, PLANS, REFEREE_OFFER_TYPES, brandSettingsSchema, createBrand, getBrand, listBrands, updateBrand } from '../../core/brands/brand';
 import { inviteUser, loginUrl } from '../../core/accounts/sign-in-links';
@@ -199,9 +200,9 @@ export const coreCommands: Record<string, Command> = {
     },
     ({ brandId, advocate: input }, { db }) =>
       inTransaction(db, async (trx) => {
-        await getBrand(trx, brandId);
+        const brand = await getBrand(trx, brandId);
         const advocate = await enrollAdvocate(trx, brandId, input);
-        return { advocate_id: advocate.advocate_id, referral_code: advocate.referral_codes[0], advocate };
+        return { advocate_id: advocate.advocate_id, referral_code: advocate.referral_codes[0], share_link: advocateView(brand, advocate).share_link, advocate };
       }),
   ),
   'advocate list': flagsFirst('advocate list --brand ID [--json]', brandFlag, async (brandId, { db }) => ({ advocates: await listAdvocates(db, brandId) })),

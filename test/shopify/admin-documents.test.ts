@@ -34,6 +34,7 @@ describe('the Admin GraphQL documents the connector sends', () => {
         'DeleteReferralDiscount',
         'AddReferralCodes',
         'ReferralCodesCreation',
+        'ReferralCodesCreationDone',
         'DeleteReferralCodes',
       ]),
     );
