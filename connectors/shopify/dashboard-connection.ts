@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { NotFound } from '../../core/errors';
 import type { ConnectionSection } from '../../server/http';
+import { discountStatus } from './discount-status';
 import { shopStatus } from './shop-status';
 
 /**
@@ -17,6 +18,9 @@ export async function shopifyConnection(db: Knex, brandId: string): Promise<Conn
     throw error;
   }
   const refused = status.subscriptions.filter((row) => row.status === 'refused').length;
+  const codes = await discountStatus(db, brandId);
+  const actions = [...status.actions];
+  if (codes.status === 'failed' && codes.last_error) actions.push(`Referral codes as Shopify discount codes: ${codes.last_error}`);
   return {
     title: 'Shopify',
     summary:
@@ -29,6 +33,12 @@ export async function shopifyConnection(db: Knex, brandId: string): Promise<Conn
       ['Status', status.status],
       ['Scopes', status.scopes ?? '—'],
       ['Webhook subscriptions', status.webhooks],
+      [
+        "Friend's offer at checkout",
+        `${codes.status}${codes.discount_id ? ` (${codes.discount_kind} discount)` : ''}: ${codes.codes.synced} of ${codes.codes.wanted} referral codes are Shopify discount codes` +
+          (codes.codes.pending ? `, ${codes.codes.pending} pending` : '') +
+          (codes.codes.refused ? `, ${codes.codes.refused} refused` : ''),
+      ],
     ],
     tables: [
       {
@@ -36,7 +46,10 @@ export async function shopifyConnection(db: Knex, brandId: string): Promise<Conn
         columns: ['Topic', 'Status', 'Shopify said', 'Checked at'],
         rows: status.subscriptions.map((row) => [row.topic, row.status, row.error ?? '', new Date(row.checked_at).toISOString()]),
       },
+      ...(codes.refused.length
+        ? [{ caption: 'Referral codes Shopify refused', columns: ['Code', 'Shopify said'], rows: codes.refused.map((row) => [row.code, row.error ?? '']) }]
+        : []),
     ],
-    actions: status.actions,
+    actions,
   };
 }

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { adminApiForBrand } from '../../connectors/shopify/admin-api';
+import { shopifyConnection } from '../../connectors/shopify/dashboard-connection';
 import { syncDiscounts } from '../../connectors/shopify/discount-worker';
 import { givenBrand } from '../helpers/fixtures';
 import { TEST_SECRET } from '../helpers/test-app';
@@ -125,6 +126,10 @@ describe("the friend's offer as a Shopify code discount, every referral code one
     const missing = JSON.parse((await cli(['shopify', 'codes', '--brand', brand.brandId, '--json'])).stdout);
     expect(missing).toMatchObject({ status: 'failed', codes: { pending: 2 } });
     expect(missing.last_error).toContain('write_discounts');
+    // The dashboard's Shopify section says it too.
+    const section = await shopifyConnection(context.app.db, brand.brandId);
+    expect(section!.facts).toContainEqual(["Friend's offer at checkout", 'failed: 0 of 2 referral codes are Shopify discount codes, 2 pending']);
+    expect(section!.actions.join(' ')).toContain('Grant the app the write_discounts scope');
 
     const capped = await context.app.http.patch('/api/v1/brand').set(brand.headers).send({ referee_discount_cap: 20 });
     expect(capped.status).toBe(400);
