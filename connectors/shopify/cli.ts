@@ -9,6 +9,7 @@ import { processInbox } from './process-inbox';
 import { getDataRequest, listDataRequests } from './privacy/data-requests';
 import { reconcileShop } from './reconcile';
 import { type ShopifySettings, normalizeShopDomain, webhookUrl } from './shopify-config';
+import { repairDiscount } from './discount-repair';
 import { discountStatus } from './discount-status';
 import { shopStatus } from './shop-status';
 import { subscribeAndRecord } from './subscription-states';
@@ -97,7 +98,16 @@ export function shopifyCommands(settings: ShopifySettings): Record<string, Comma
     'shopify status': flagsFirst('shopify status --brand ID [--json]', brandFlag, (brandId, { db, config }) =>
       shopStatus(db, brandId, () => adminApiForBrand(db, brandId, { encryptionSecret: config.keyEncryptionSecret, appConfig: settings.app })),
     ),
-    'shopify codes': flagsFirst('shopify codes --brand ID [--json]', brandFlag, (brandId, { db }) => discountStatus(db, brandId)),
+    'shopify codes': flagsFirst(
+      'shopify codes --brand ID [--repair] [--json]',
+      (flags) => ({ brandId: brandFlag(flags), repair: Boolean(flags.repair) }),
+      async ({ brandId, repair }, { db, config }) => {
+        const repaired = repair
+          ? await repairDiscount(db, brandId, () => adminApiForBrand(db, brandId, { encryptionSecret: config.keyEncryptionSecret, appConfig: settings.app }))
+          : null;
+        return { ...(await discountStatus(db, brandId)), ...(repaired ? { repair: repaired } : {}) };
+      },
+    ),
     'shopify reconcile': flagsFirst(
       'shopify reconcile --brand ID --since YYYY-MM-DD [--bulk] [--json]',
       (flags) => {

@@ -83,3 +83,9 @@ export const DELETE_REDEEM_CODES = `#graphql
       userErrors { field message code }
     }
   }`;
+
+/** Whether the discount still exists (a merchant may have deleted it in the admin): the repair asks. */
+export const DISCOUNT_EXISTS = `#graphql
+  query ReferralDiscountExists($id: ID!) {
+    codeDiscountNode(id: $id) { id }
+  }`;

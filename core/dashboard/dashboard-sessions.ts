@@ -37,5 +37,6 @@ export async function listSessions(db: Executor, brandId: string, userId: number
 export async function endSessions(db: Executor, brandId: string, userId: number | null, id?: string): Promise<number> {
   const query = ofPerson(db, brandId, userId);
   if (id !== undefined) query.andWhere('session_hash', id);
-  return query.update({ ended_at: db.fn.now() });
+  // Counted from RETURNING, which every driver reports (the embedded database's row counts are not relied on).
+  return (await query.update({ ended_at: db.fn.now() }).returning('session_hash')).length;
 }

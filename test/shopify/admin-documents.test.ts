@@ -35,6 +35,7 @@ describe('the Admin GraphQL documents the connector sends', () => {
         'AddReferralCodes',
         'ReferralCodesCreation',
         'ReferralCodesCreationDone',
+        'ReferralDiscountExists',
         'DeleteReferralCodes',
       ]),
     );

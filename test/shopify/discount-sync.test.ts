@@ -117,6 +117,14 @@ describe("the friend's offer as a Shopify code discount, every referral code one
     expect(discounts[0]!.kind).toBe('free_shipping');
     expect(discounts[0]!.input).toMatchObject({ destination: { all: true } });
     expect(discounts[0]!.codes.size).toBe(3); // every code again, the once-refused one too
+
+    // The merchant deletes the discount in Shopify's admin: the repair notices, the sync makes it again.
+    discounts.splice(0, 1);
+    const repaired = JSON.parse((await cli(['shopify', 'codes', '--brand', brand.brandId, '--repair', '--json'])).stdout);
+    expect(repaired.repair).toEqual({ shop, discount_recreated: true, refused_retried: 0 });
+    await syncUntilIdle(brand.brandId);
+    expect(context.fake.discounts.get(shop)).toHaveLength(1);
+    expect(context.fake.discounts.get(shop)![0]!.codes.size).toBe(3);
   });
 
   it('says what to do when the app lacks write_discounts, or the offer is a capped percentage', async () => {

@@ -249,6 +249,7 @@ export class FakeShopify {
       return { codeDiscountNode: { id: discount.id }, userErrors: [] };
     };
     return {
+      codeDiscountNode: ({ id }: { id: string }) => (discounts.some((d) => d.id === id) ? { id } : null),
       discountCodeBasicCreate: create('basic'),
       discountCodeBasicUpdate: update('basic'),
       discountCodeFreeShippingCreate: create('free_shipping'),
