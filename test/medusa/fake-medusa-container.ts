@@ -12,7 +12,8 @@ interface GraphQuery {
  * A stand-in for the Medusa container: `query.graph` answers from order states the test changes
  * between events, returning only the fields asked for (so a field the plugin forgets to read is
  * missing, as in Medusa), `logger` keeps what was logged, and `referrals` is the plugin's module
- * (its options, its deliveries) as Medusa would register it.
+ * (its options, its deliveries) as Medusa would register it. The store (`entity: 'store'`) sells in
+ * `storeCurrencies`.
  */
 export class FakeMedusaContainer {
   readonly deliveries: InMemoryDeliveryStore;
@@ -22,6 +23,8 @@ export class FakeMedusaContainer {
   }
 
   readonly orders = new Map<string, OrderState>();
+  /** The store's currencies (Store module), as `query.graph({ entity: 'store' })` reads them: EUR by default. */
+  storeCurrencies: Array<{ currency_code: string; is_default: boolean }> = [{ currency_code: 'eur', is_default: true }];
   readonly queries: GraphQuery[] = [];
   readonly logs: Array<{ level: 'info' | 'warn' | 'error'; message: string }> = [];
 
@@ -58,6 +61,9 @@ export class FakeMedusaContainer {
     if (query.entity === 'order') {
       const state = typeof id === 'string' ? this.orders.get(id) : undefined;
       return state ? [orderGraph(state)] : [];
+    }
+    if (query.entity === 'store') {
+      return [{ id: 'store_01', name: 'Medusa Store', supported_currencies: this.storeCurrencies.map((currency, index) => ({ id: `stocur_${index}`, ...currency })) }];
     }
     if (query.entity === 'payment') {
       const order = [...this.orders.values()].find((state) => paymentIdOf(state.id) === id);

@@ -226,4 +226,54 @@ describe('the plugin inside a real Medusa 2.21 store', () => {
     expect(await balanceOf(advocateId)).toBe(0);
     await expectAllDelivered(order, 4);
   }, 90_000);
+
+  it("holds the deliveries while the store's default currency (USD) is not the brand's (EUR), and sends them once it is", async () => {
+    await medusa.api.setStoreCurrencies('usd', ['eur']);
+    try {
+      const { order, advocateId } = await givenReferralOrder();
+      await medusa.api.capture(order);
+      await eventually(async () => {
+        const deliveries = await deliveriesOf(order);
+        expect(deliveries.map((delivery) => [delivery.event_name, delivery.status, delivery.attempts])).toEqual([
+          ['order.placed', 'pending', 0],
+          ['payment.captured', 'pending', 0],
+        ]);
+        expect(deliveries[1].last_error).toMatch(/default currency is USD and the referral brand .* is in EUR.*--currency USD/);
+      });
+      expect(await service.db('medusa_deliveries').where({ brand_id: brand.brandId, order_id: order.orderId })).toHaveLength(0);
+
+      await medusa.api.setStoreCurrencies('eur');
+      // The job's next run (every 10 s) reads the store again and sends what waited.
+      await expectConversion(order, { status: 'completed', order_value: '200.00', referrer_reward_paid: '20.00' });
+      await expectAllDelivered(order, 2);
+      expect(await balanceOf(advocateId)).toBe(20);
+    } finally {
+      await medusa.api.setStoreCurrencies('eur');
+    }
+  }, 120_000);
+
+  it('replays a rejected delivery through POST /admin/referral-deliveries/:id/retry (an authenticated admin route)', async () => {
+    const { order, advocateId } = await givenReferralOrder();
+    const captureDelivery = async () => (await deliveriesOf(order))[1];
+    // The capture's delivery refused for good before the merchant fixed the cause (as a 422 for the brand's currency was).
+    await captureWhileServiceIsDown(order, () =>
+      eventually(async () => {
+        await medusa.db('referral_delivery').where({ order_id: order.orderId, event_name: 'payment.captured' }).update({ status: 'rejected', last_error: 'refused (422): exchange_rate_required', settled_at: new Date() });
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        expect(await captureDelivery()).toMatchObject({ status: 'rejected' });
+      }),
+    );
+    const rejected = await captureDelivery();
+    expect(await conversionOf(order)).toBeUndefined();
+
+    expect((await medusa.api.retryReferralDelivery(rejected.id, false)).status).toBe(401);
+    expect(await medusa.api.retryReferralDelivery('refdel_01UNKNOWN')).toMatchObject({ status: 404, body: { type: 'not_found' } });
+    const retried = await medusa.api.retryReferralDelivery(rejected.id);
+    expect(retried).toMatchObject({ status: 200, body: { referral_delivery: { id: rejected.id, status: 'pending', attempts: 0 } } });
+
+    await expectConversion(order, { status: 'completed', order_value: '200.00', referrer_reward_paid: '20.00' });
+    expect(await balanceOf(advocateId)).toBe(20);
+    await expectAllDelivered(order, 2);
+    expect(await medusa.api.retryReferralDelivery(rejected.id)).toMatchObject({ status: 409, body: { type: 'conflict' } });
+  }, 120_000);
 });

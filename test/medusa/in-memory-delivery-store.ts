@@ -1,4 +1,4 @@
-import type { DeliveryChange, DeliveryStore, NewDelivery, PendingDelivery } from '../../connectors/medusa/plugin/src/lib/delivery-store';
+import type { DeliveryChange, DeliveryRecord, DeliveryStore, NewDelivery, PendingDelivery } from '../../connectors/medusa/plugin/src/lib/delivery-store';
 import { type ReferralPluginOptions, parsePluginOptions } from '../../connectors/medusa/plugin/src/lib/plugin-options';
 
 type Row = NewDelivery & DeliveryChange & { id: string };
@@ -26,6 +26,13 @@ export class InMemoryDeliveryStore implements DeliveryStore {
 
   async settleDelivery(id: string, change: DeliveryChange): Promise<void> {
     Object.assign(this.rows.find((row) => row.id === id)!, change);
+  }
+
+  async findDelivery(id: string): Promise<DeliveryRecord | null> {
+    const row = this.rows.find((candidate) => candidate.id === id);
+    if (!row) return null;
+    const { event_name, order_id, status, attempts, next_attempt_at, last_error, settled_at } = row;
+    return { id, event_name, order_id, status, attempts, next_attempt_at, last_error, settled_at };
   }
 
   /** The earliest a pending delivery is due again, or null when none is pending. */

@@ -47,9 +47,24 @@ export class MedusaStoreApi {
     this.token = (await this.call('POST', '/auth/user/emailpass', { email, password })).token;
   }
 
-  /** A region in EUR paying with pp_system_default, one product at 100.00 with free stock, flat shipping 10.00. */
+  /**
+   * The store's currencies: `defaultCurrency` is the default (what the plugin compares with the
+   * brand's currency), `others` supported too.
+   */
+  async setStoreCurrencies(defaultCurrency: string, others: string[] = []): Promise<void> {
+    const { stores } = await this.admin('GET', '/admin/stores?fields=id');
+    const supported = [{ currency_code: defaultCurrency, is_default: true }, ...others.map((currency_code) => ({ currency_code, is_default: false }))];
+    await this.admin('POST', `/admin/stores/${stores[0].id}`, { supported_currencies: supported });
+  }
+
+  /**
+   * The store selling in EUR (its default currency, the brand's, as the README tells a merchant),
+   * a region in EUR paying with pp_system_default, one product at 100.00 with free stock, flat
+   * shipping 10.00.
+   */
   async setUpCatalog(): Promise<StoreCatalog> {
     const tag = Date.now().toString(36); // names Medusa keeps unique
+    await this.setStoreCurrencies('eur');
     const { sales_channel } = await this.admin('POST', '/admin/sales-channels', { name: 'Web' });
     const { api_key } = await this.admin('POST', '/admin/api-keys', { title: 'Storefront', type: 'publishable' });
     await this.admin('POST', `/admin/api-keys/${api_key.id}/sales-channels`, { add: [sales_channel.id] });
@@ -131,6 +146,16 @@ export class MedusaStoreApi {
   /** The plugin's admin route: deliveries the referral service has not accepted (pending, rejected). */
   async referralDeliveries(): Promise<Json[]> {
     return (await this.admin('GET', '/admin/referral-deliveries')).referral_deliveries;
+  }
+
+  /** POST /admin/referral-deliveries/:id/retry: its status and answer (`authenticated: false` sends no token). */
+  async retryReferralDelivery(id: string, authenticated = true): Promise<{ status: number; body: Json }> {
+    const response = await fetch(`${this.baseUrl}/admin/referral-deliveries/${encodeURIComponent(id)}/retry`, {
+      method: 'POST',
+      headers: authenticated ? { authorization: `Bearer ${this.token}` } : {},
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : {} };
   }
 
   /** The order as the admin API shows it: total, and what was paid and refunded. */

@@ -50,6 +50,23 @@ describe('the Medusa plugin build', () => {
     expect(require(path.join(built, 'jobs/send-pending-referral-deliveries.js')).config).toMatchObject({ name: 'referrals-send-pending-deliveries' });
   });
 
+  it('serves its admin routes where Medusa’s file-based router puts them, behind Medusa’s admin authentication', async () => {
+    // Medusa's own route scanner (not a public export): [id] folders become :id, and /admin routes are authenticated unless they opt out.
+    const { RoutesLoader } = require(path.join(path.dirname(require.resolve('@medusajs/framework/http')), 'routes-loader'));
+    const loader = new RoutesLoader();
+    await loader.scanDir(path.join(pluginDir, '.medusa/server/src/api'));
+    const routes = loader.getRoutes().map((route: { method: string; matcher: string; optedOutOfAuth: boolean; shouldAppendAdminCors: boolean }) => [
+      route.method,
+      route.matcher,
+      route.optedOutOfAuth,
+      route.shouldAppendAdminCors,
+    ]);
+    expect(routes.sort()).toEqual([
+      ['GET', '/admin/referral-deliveries', false, true],
+      ['POST', '/admin/referral-deliveries/:id/retry', false, true],
+    ]);
+  });
+
   it('is importable under the path Medusa resolves plugin modules by (<package>/.medusa/server/src/modules/<name>)', () => {
     const pkg = JSON.parse(fs.readFileSync(path.join(pluginDir, 'package.json'), 'utf8'));
     expect(pkg.exports['./.medusa/server/src/modules/*']).toBe('./.medusa/server/src/modules/*/index.js');

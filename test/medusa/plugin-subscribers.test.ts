@@ -264,7 +264,8 @@ describe('Medusa plugin subscribers, delivering to the service', () => {
     const store = await givenStore();
     store.order.paid = 'all';
     await store.emit(paymentCaptured);
-    expect(store.medusa.queries.map((query) => query.entity)).toEqual(['payment', 'order_payment_collection', 'order']);
+    // Then the store's currencies, compared with the brand's before the snapshot is sent (currency-check.ts).
+    expect(store.medusa.queries.map((query) => query.entity)).toEqual(['payment', 'order_payment_collection', 'order', 'store']);
     expect(store.medusa.queries[2]).toMatchObject({ filters: { id: store.order.id } });
     expect(store.medusa.queries[2]!.fields).toEqual(
       expect.arrayContaining(['email', 'summary.paid_total', 'summary.refunded_total', 'items.variant_sku', 'items.product.categories.name', 'promotions.is_automatic', 'payment_collections.payments.refunds.id']),

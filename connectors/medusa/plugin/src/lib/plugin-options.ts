@@ -7,7 +7,10 @@ export interface ReferralPluginOptions {
   serviceUrl: string;
   /** The brand's ID (UUID), sent as X-Brand-ID. */
   brandId: string;
-  /** One of the brand's API keys: it signs every delivery (HMAC-SHA256) and is never sent. */
+  /**
+   * One of the brand's API keys: it signs every delivery (HMAC-SHA256), never sent with one; it is
+   * sent only as X-API-Key to read the brand's currency (GET /api/v1/brand, currency-check.ts).
+   */
   apiKey: string;
   conversionTrigger: ConversionTrigger;
   /** First retry delay; each further retry doubles it, up to retryMaxDelayMs. */

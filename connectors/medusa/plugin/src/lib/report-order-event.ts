@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ContainerLike, Logger } from '@medusajs/framework/types';
 import { ContainerRegistrationKeys } from '@medusajs/framework/utils';
 import { REFERRALS_MODULE } from '../modules/referrals';
+import { currencyGateOf } from './currency-check';
 import type { AttemptResult } from './deliver-snapshot';
 import { type DeliveryStore, sendDelivery } from './delivery-store';
 import { type OrderSnapshot, type QueryGraph, findOrderIdOfPayment, readOrderGraph } from './order-graph';
@@ -13,12 +14,16 @@ export interface OrderEvent {
   subject: { orderId: string } | { paymentId: string };
 }
 
-/** Outcome of one event, for logs and tests; `skipped` when there was nothing to report. */
-export type ReportResult = AttemptResult['outcome'] | 'skipped';
+/**
+ * Outcome of one event, for logs and tests; `skipped` when there was nothing to report, `held` when
+ * it was recorded but not sent because the store's currency is not the brand's.
+ */
+export type ReportResult = AttemptResult['outcome'] | 'skipped' | 'held';
 
 /**
  * Reads the order's current state, records the signed delivery in Medusa's database, then sends it
- * once; what is not accepted now is re-sent by the scheduled job, also after a restart.
+ * once, unless the store's currency is not the brand's; what is not accepted now is re-sent by the
+ * scheduled job, also after a restart.
  */
 export async function reportOrderEvent(event: OrderEvent): Promise<ReportResult> {
   const logger = event.container.resolve<Logger>(ContainerRegistrationKeys.LOGGER);
@@ -47,5 +52,12 @@ export async function reportOrderEvent(event: OrderEvent): Promise<ReportResult>
   // BigNumber amounts serialise through their toJSON; the service accepts numbers, strings and raw values.
   const body = JSON.stringify(snapshot);
   const delivery = await store.recordDelivery({ brand_id: store.options.brandId, event_name: event.eventName, order_id: orderId, body });
+  const currencies = await currencyGateOf(store).check(query, logger);
+  if (currencies.state === 'mismatch') {
+    // Kept pending, its attempts untouched, the reason on the row (GET /admin/referral-deliveries); sent once the currencies match.
+    await store.settleDelivery(delivery.id, { status: 'pending', attempts: delivery.attempts, next_attempt_at: new Date(), last_error: currencies.message, settled_at: null });
+    logger.warn(`referral plugin: ${event.eventName} of order ${orderId} recorded, not sent: the store's currency is ${currencies.storeCurrency}, the brand's ${currencies.brandCurrency}`);
+    return 'held';
+  }
   return sendDelivery(store, delivery, logger);
 }

@@ -1,5 +1,5 @@
 import { MedusaService } from '@medusajs/framework/utils';
-import type { DeliveryChange, DeliveryStore, NewDelivery, PendingDelivery } from '../../lib/delivery-store';
+import type { DeliveryChange, DeliveryRecord, DeliveryStore, NewDelivery, PendingDelivery } from '../../lib/delivery-store';
 import { type ReferralPluginOptions, parsePluginOptions } from '../../lib/plugin-options';
 import { ReferralDelivery } from './models/referral-delivery';
 
@@ -35,5 +35,15 @@ export default class ReferralsModuleService extends MedusaService({ ReferralDeli
 
   async settleDelivery(id: string, change: DeliveryChange): Promise<void> {
     await this.updateReferralDeliveries({ id, ...change });
+  }
+
+  async findDelivery(id: string): Promise<DeliveryRecord | null> {
+    const [row] = await this.listReferralDeliveries(
+      { id },
+      { select: ['id', 'event_name', 'order_id', 'status', 'attempts', 'next_attempt_at', 'last_error', 'settled_at'], take: 1 },
+    );
+    if (!row) return null;
+    const { event_name, order_id, status, attempts, next_attempt_at, last_error, settled_at } = row;
+    return { id: row.id, event_name, order_id, status, attempts, next_attempt_at, last_error, settled_at };
   }
 }
