@@ -5,7 +5,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { ParsedMail } from 'mailparser';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { PollingWorker } from '../../core/jobs/polling-worker';
 import { startImportWorker } from '../../server/advocate-import-worker';
 import { runCli } from '../../server/cli/run-cli';
@@ -24,6 +24,7 @@ let browser: Browser;
 let smtp: SmtpReceiver;
 let transport: MailTransport;
 const workers: PollingWorker[] = [];
+const contexts: BrowserContext[] = [];
 let brandId: string;
 const stamp = Date.now();
 const OWNER = `owner-${stamp}@northwind.example`;
@@ -44,6 +45,7 @@ async function emailedLink(address: string, subject: RegExp): Promise<string> {
 /** Opens an emailed link in a fresh browser session and presses Sign in. */
 async function signInWith(link: string): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+  contexts.push(context);
   const page = await context.newPage();
   await page.goto(link);
   await page.getByRole('button', { name: 'Sign in' }).click();
@@ -75,6 +77,8 @@ describeInBrowser('merchant self-service in a real browser (Chromium): invited b
     workers.push(startImportWorker({ db: t.db, logger: t.app.context.deps.logger, brandId, intervalMs: 100 }));
   }, 60_000);
   afterAll(async () => {
+    // Each context closed (its downloads and request contexts with it) before the browser.
+    await Promise.all(contexts.map((context) => context.close()));
     await Promise.all(workers.map((worker) => worker.stop()));
     transport?.close();
     await smtp?.stop();
@@ -149,6 +153,7 @@ describeInBrowser('merchant self-service in a real browser (Chromium): invited b
     expect(await owner.getByRole('status').first().innerText()).toContain(`Invited ${ADMIN} as admin`);
 
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    contexts.push(context);
     const asking = await context.newPage();
     await asking.goto(`${origin}/dashboard/sign-in`);
     await asking.getByLabel('Email address').fill(ADMIN);
