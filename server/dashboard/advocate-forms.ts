@@ -120,5 +120,7 @@ export async function importPage(ctx: Ctx, id: string): Promise<void> {
     return;
   }
   const running = view.status === 'queued' || view.status === 'running';
-  renderPage(ctx, 'advocate-import', { title: 'Import · Advocates', section: '/dashboard/advocates', imported: view, running, refreshSeconds: running ? 2 : null, shownRefusals: view.refused.slice(0, 200) });
+  // Refreshed by a meta refresh; inside a platform's admin (whose session tokens last a minute) by dashboard.js instead.
+  const embedded = ctx.state.viewer!.embedded !== null;
+  renderPage(ctx, 'advocate-import', { title: 'Import · Advocates', section: '/dashboard/advocates', imported: view, running, refreshSeconds: running && !embedded ? 2 : null, shownRefusals: view.refused.slice(0, 200) });
 }

@@ -443,5 +443,15 @@ describe('the pages inside the Shopify admin (embedded)', () => {
     expect(key.text).toMatch(/id="new-key" class="secret-value" value="rk_/);
     expect(key.headers['set-cookie']).toBeUndefined();
     expect(await t.db('audit_log').where({ brand_id: brand.brandId, action: 'api_key.create' }).first()).toMatchObject({ actor: `shopify user 42 (${shop})` });
+
+    // An import's progress page cannot refresh itself there (the token lasts a minute): dashboard.js reloads it with a fresh one.
+    const imported = await embedded.http
+      .post(`/dashboard/advocates/import?embedded=1&shop=${shop}&host=abc&id_token=${token}`)
+      .attach('file', Buffer.from(`email,first_name\nembedded-${Date.now()}@example.com,Em\n`), 'advocates.csv');
+    expect(imported.status).toBe(303);
+    const progress = await embedded.http.get(imported.headers.location!);
+    expect(progress.status).toBe(200);
+    expect(progress.text).toContain('data-reload-while-running=');
+    expect(progress.text).not.toContain('http-equiv="refresh"');
   });
 });

@@ -106,8 +106,23 @@
     });
   }
 
+  // Inside the Shopify admin a page cannot reload itself (its session token lasts a minute): an
+  // import's progress page reloads with a fresh token every 2 s while the import runs.
+  function reloadWhileRunning() {
+    var status = document.querySelector('[data-reload-while-running]');
+    if (!status || document.body.getAttribute('data-embedded') !== 'true' || !window.shopify || !window.shopify.idToken) return;
+    setTimeout(function () {
+      window.shopify.idToken().then(function (token) {
+        var url = new URL(status.getAttribute('data-reload-while-running'), window.location.href);
+        url.searchParams.set('id_token', token);
+        window.location.replace(url.toString());
+      });
+    }, 2000);
+  }
+
   document.addEventListener('DOMContentLoaded', function () {
     drawCharts();
     embeddedNavigation();
+    reloadWhileRunning();
   });
 })();
