@@ -21,6 +21,8 @@ import * as programEmails from './20261210_0019_program_emails';
 import * as merchantAccounts from './20261211_0020_merchant_accounts';
 import * as advocateStatus from './20261212_0021_advocate_status';
 import * as shopifyDiscounts from './20261213_0022_shopify_discounts';
+import * as advocatesUpdatedAt from './20261214_0023_advocates_updated_at';
+import * as storefront from './20261215_0024_storefront';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -52,4 +54,6 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['20261211_0020_merchant_accounts', merchantAccounts],
   ['20261212_0021_advocate_status', advocateStatus],
   ['20261213_0022_shopify_discounts', shopifyDiscounts],
+  ['20261214_0023_advocates_updated_at', advocatesUpdatedAt],
+  ['20261215_0024_storefront', storefront],
 ];

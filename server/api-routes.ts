@@ -6,7 +6,8 @@ import { readRawBody } from './middleware/json-body';
 import { rateLimit } from './middleware/rate-limit';
 import { requirePlan } from './middleware/require-plan';
 import { verifyAlSignature } from './middleware/verify-al-signature';
-import { advocateRoutes } from './routes/advocates';
+import { advocateRoutes, joinRoute } from './routes/advocates';
+import { acceptPublishableKey } from './middleware/storefront-cors';
 import { checkEligibilityRoute } from './routes/check-eligibility';
 import { convert } from './routes/convert';
 import { emailRoutes } from './routes/emails';
@@ -25,7 +26,11 @@ export function apiRoutes(): Router<AppState, AppContext> {
   const allPlans = requirePlan(...FEATURE_PLANS.tracking);
   router.post('/track/conversion', rateLimit('conversion'), readRawBody, authenticateApiKey, allPlans, trackConversion);
   router.post('/track/refund', rateLimit('refund'), readRawBody, authenticateApiKey, allPlans, trackRefund);
-  router.post('/track/visit', rateLimit('visit'), readRawBody, authenticateApiKey, requirePlan(...FEATURE_PLANS.visits), trackVisit);
+  // The storefront's two routes: a page may call them with the brand's publishable key (docs/storefront.md).
+  router.options('/track/visit', acceptPublishableKey);
+  router.post('/track/visit', acceptPublishableKey, rateLimit('visit'), readRawBody, authenticateApiKey, requirePlan(...FEATURE_PLANS.visits), trackVisit);
+  router.options('/advocates/join', acceptPublishableKey);
+  router.post('/advocates/join', acceptPublishableKey, rateLimit('join'), readRawBody, authenticateApiKey, allPlans, joinRoute);
   router.post('/track/claim', rateLimit('claim'), readRawBody, authenticateApiKey, requirePlan(...FEATURE_PLANS.claims), trackClaim);
   router.post('/track/check-eligibility', rateLimit('eligibility'), readRawBody, authenticateApiKey, allPlans, checkEligibilityRoute);
   router.post('/convert', rateLimit('convert'), readRawBody, verifyAlSignature, convert);

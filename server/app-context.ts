@@ -22,6 +22,8 @@ export interface AppState {
   brand?: Brand;
   /** The API key that authenticated the request (X-API-Key): who made a reward transition. */
   apiKeyId?: string;
+  /** Set by the routes a storefront page may call (acceptPublishableKey): a `pk_` key is accepted there. */
+  acceptsPublishableKey?: boolean;
   /** The dashboard's signed-in viewer (session cookie or a platform's embedded session). */
   viewer?: DashboardViewer;
 }

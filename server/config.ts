@@ -19,6 +19,8 @@ export interface RateLimits {
   review: number;
   /** Dashboard sign-in link requests (POST /dashboard/sign-in), per hour. */
   signIn: number;
+  /** Storefront joins (POST /api/v1/advocates/join), per hour. */
+  join: number;
 }
 
 export interface Config {
@@ -66,6 +68,7 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
   rewards: 100,
   review: 100,
   signIn: 10,
+  join: 20,
 };
 
 function integerSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, least: number, must: string): number {
@@ -149,6 +152,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       rewards: positiveInt(env, 'RATE_LIMIT_REWARDS', DEFAULT_RATE_LIMITS.rewards),
       review: positiveInt(env, 'RATE_LIMIT_REVIEW', DEFAULT_RATE_LIMITS.review),
       signIn: positiveInt(env, 'RATE_LIMIT_SIGN_IN', DEFAULT_RATE_LIMITS.signIn),
+      join: positiveInt(env, 'RATE_LIMIT_JOIN', DEFAULT_RATE_LIMITS.join),
     },
     rateLimitSyncMs: integerSetting(env, 'RATE_LIMIT_SYNC_MS', DEFAULT_RATE_LIMIT_SYNC_MS, 0, 'a whole number of milliseconds (0 or more)'),
     apiKeyCacheSeconds: env.API_KEY_CACHE_SECONDS === '0' ? 0 : positiveInt(env, 'API_KEY_CACHE_SECONDS', 60),

@@ -11,6 +11,7 @@ export const ERROR_CODES = {
   plan_required: { status: 403, meaning: "The endpoint needs a higher plan than the brand's" },
   login_link_refused: { status: 403, meaning: 'Dashboard: the sign-in link was already used, expired or never issued' },
   csrf_rejected: { status: 403, meaning: "Dashboard: a form was posted without its session's CSRF token, or the sign-in from another site" },
+  key_type_refused: { status: 403, meaning: 'A publishable key (pk_…) was sent to a route that needs the secret key (rk_…)' },
   role_required: { status: 403, meaning: "Dashboard: the signed-in user's role (viewer, admin) may not make this change" },
   not_found: { status: 404, meaning: 'Referral code, record or route not found' },
   method_not_allowed: { status: 405, meaning: 'The route exists for another method' },

@@ -13,7 +13,7 @@ import { visitRequestSchema } from './schemas/visit-request';
 import { deliveryQuerySchema, webhookEndpointRequestSchema } from './schemas/webhook-endpoint-request';
 import { mailListQuerySchema, templatePatchSchema, templateTextSchema } from './schemas/mail-request';
 import { MAIL_TEMPLATES } from '../core/mail/mail-templates';
-import { addCodeSchema, createAdvocateSchema, listAdvocatesQuerySchema, updateAdvocateSchema } from './schemas/advocate-request';
+import { addCodeSchema, createAdvocateSchema, joinAdvocateSchema, listAdvocatesQuerySchema, updateAdvocateSchema } from './schemas/advocate-request';
 import { brandPatchSchema, createApiKeySchema, markPaidSchema, payoutsQuerySchema } from './schemas/program-request';
 
 /** The request body as JSON Schema, derived from the zod schema that parses it (never hand-written). */
@@ -129,7 +129,14 @@ function programPaths() {
   return {
     '/api/v1/advocates': {
       ...post('Enrol an advocate: 201 with their code and share_link; the welcome email is queued; 409 (with advocate_id) when the email is taken', body(createAdvocateSchema), { '201': envelope }),
-      get: operation('The brand\'s advocates in the order they joined; q searches email, name or code; status keeps active or deactivated ones; has_more and next_cursor page', { '200': envelope }, parameters(listAdvocatesQuerySchema, 'query')),
+      get: operation('The brand\'s advocates in the order they joined; q searches email, name or code; status keeps active or deactivated ones; updated_since (ISO timestamp) keeps those whose details, codes or status changed at or after it (each answer has updated_at); has_more and next_cursor page', { '200': envelope }, parameters(listAdvocatesQuerySchema, 'query')),
+    },
+    '/api/v1/advocates/join': {
+      ...post(
+        'A shopper joins from the store, with the publishable key (pk_…, from the brand\'s allowed_origins; CORS) or the secret key: 201 with first_name, referral_code and share_link, the welcome email queued; 200 with the same for an address that already joined (never their figures); 409 for a deactivated advocate; 20 an hour per IP (RATE_LIMIT_JOIN)',
+        body(joinAdvocateSchema),
+        { '201': envelope, '200': envelope },
+      ),
     },
     '/api/v1/advocates/{id}': {
       get: operation('One advocate, with codes, share_link, status and deactivated_at', { '200': envelope }, advocateId),

@@ -22,16 +22,22 @@ export interface AdvocatePage {
 
 /**
  * A brand's advocates in the order they joined, a page at a time (`cursor`: the last advocate id
- * seen), optionally those whose email or name contains `q` or who have the code `q`, and only
- * those of one `status`.
+ * seen), optionally those whose email or name contains `q` or who have the code `q`, only those
+ * of one `status`, and only those changed at or after `updated_since` (their details, codes or
+ * status: what a connector that provisions codes at checkout pulls).
  */
-export async function listAdvocatePage(db: Executor, brand: Brand, query: { q?: string; status?: AdvocateStatus; cursor?: number; limit: number }): Promise<AdvocatePage> {
+export async function listAdvocatePage(
+  db: Executor,
+  brand: Brand,
+  query: { q?: string; status?: AdvocateStatus; cursor?: number; updated_since?: Date; limit: number },
+): Promise<AdvocatePage> {
   const rows: Array<{ advocate_id: string }> = await db('advocates as a')
     .select('a.advocate_id')
     .where('a.brand_id', brand.brand_id)
     .modify((builder) => {
       if (query.cursor !== undefined) builder.andWhere('a.advocate_id', '>', query.cursor);
       if (query.status !== undefined) builder.andWhere('a.status', query.status);
+      if (query.updated_since !== undefined) builder.andWhere('a.updated_at', '>=', query.updated_since);
       if (query.q) {
         const like = `%${query.q.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
         builder.andWhere((match) =>

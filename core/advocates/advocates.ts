@@ -18,6 +18,8 @@ export interface Advocate {
   status: AdvocateStatus;
   deactivated_at: string | null;
   created_at: string;
+  /** When the advocate or their codes last changed (GET /advocates?updated_since= reads it). */
+  updated_at: string;
 }
 
 export interface CreateAdvocateInput {
@@ -81,7 +83,11 @@ export async function addReferralCode(
       .onConflict(['brand_id', 'code_normalized'])
       .ignore()
       .returning('code');
-    if (inserted.length > 0) return candidate;
+    if (inserted.length > 0) {
+      // A new code is a change of the advocate: the Medusa plugin's pull (updated_since) sees it.
+      await db('advocates').where({ brand_id: brandId, advocate_id: advocateId }).update({ updated_at: db.fn.now() });
+      return candidate;
+    }
     if (!generated) throw new Conflict(`code ${candidate} is already in use`);
   }
   throw new Conflict('could not generate a unique referral code');
@@ -96,6 +102,7 @@ interface AdvocateRow {
   status: AdvocateStatus;
   deactivated_at: Date | null;
   created_at: Date;
+  updated_at: Date;
 }
 
 function toAdvocate(row: AdvocateRow, codes: string[]): Advocate {
@@ -109,6 +116,7 @@ function toAdvocate(row: AdvocateRow, codes: string[]): Advocate {
     status: row.status,
     deactivated_at: row.deactivated_at === null ? null : new Date(row.deactivated_at).toISOString(),
     created_at: new Date(row.created_at).toISOString(),
+    updated_at: new Date(row.updated_at).toISOString(),
   };
 }
 

@@ -22,6 +22,6 @@ async function setStatus(trx: Knex.Transaction, brandId: string, advocateId: num
   await trx('advocates')
     .where({ brand_id: brandId, advocate_id: advocateId })
     .whereNot({ status })
-    .update({ status, deactivated_at: status === 'deactivated' ? trx.fn.now() : null });
+    .update({ status, deactivated_at: status === 'deactivated' ? trx.fn.now() : null, updated_at: trx.fn.now() });
   return getAdvocate(trx, brandId, advocateId);
 }

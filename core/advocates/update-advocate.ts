@@ -27,7 +27,7 @@ export async function updateAdvocate(trx: Knex.Transaction, brandId: string, adv
   if (Object.keys(update).length > 0) {
     await trx('advocates')
       .where({ brand_id: brandId, advocate_id: advocateId })
-      .update(update)
+      .update({ ...update, updated_at: trx.fn.now() })
       .catch((error: { code?: string }) => {
         // Another request gave that email to an advocate meanwhile (the unique key decides).
         throw error.code === '23505' ? new Conflict(`an advocate with email ${changes.email} already exists`) : error;

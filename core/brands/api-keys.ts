@@ -4,9 +4,20 @@ import { NotFound } from '../errors';
 import { brandChanged } from './brand-changes';
 import { decryptSecret, encryptSecret, hashApiKey } from './key-encryption';
 
+/**
+ * A secret key (`rk_…`) works on every route and stays on the merchant's server; a publishable key
+ * (`pk_…`) may sit in a storefront page: it only records visits and lets shoppers join
+ * (docs/storefront.md). The kind is in the key itself, so a request's key is judged before any look-up.
+ */
+export const API_KEY_KINDS = ['secret', 'publishable'] as const;
+export type ApiKeyKind = (typeof API_KEY_KINDS)[number];
+
+export const isPublishableKey = (apiKey: string) => apiKey.startsWith('pk_');
+
 export interface ApiKeySummary {
   key_id: string;
   brand_id: string;
+  kind: ApiKeyKind;
   key_prefix: string;
   label: string | null;
   created_at: string;
@@ -18,9 +29,9 @@ export interface IssuedApiKey extends ApiKeySummary {
   api_key: string;
 }
 
-/** 32 random bytes (256 bits), URL-safe, with a recognisable prefix. */
-function generateApiKey(): string {
-  return `rk_${randomBytes(32).toString('base64url')}`;
+/** 32 random bytes (256 bits), URL-safe, with a prefix that says its kind. */
+function generateApiKey(kind: ApiKeyKind): string {
+  return `${kind === 'publishable' ? 'pk' : 'rk'}_${randomBytes(32).toString('base64url')}`;
 }
 
 interface ApiKeyRow {
@@ -37,6 +48,7 @@ function toSummary(row: ApiKeyRow): ApiKeySummary {
   return {
     key_id: row.key_id,
     brand_id: row.brand_id,
+    kind: isPublishableKey(row.key_prefix) ? 'publishable' : 'secret',
     key_prefix: row.key_prefix,
     label: row.label,
     created_at: new Date(row.created_at).toISOString(),
@@ -49,8 +61,9 @@ export async function createApiKey(
   brandId: string,
   encryptionSecret: string,
   label: string | null = null,
+  kind: ApiKeyKind = 'secret',
 ): Promise<IssuedApiKey> {
-  const apiKey = generateApiKey();
+  const apiKey = generateApiKey(kind);
   const [row] = await db('api_keys')
     .insert({
       brand_id: brandId,
@@ -97,6 +110,11 @@ export async function findKeyOwner(db: Executor, apiKey: string): Promise<KeyOwn
 
 /** The plaintext of every active key of a brand: the candidate secrets for a webhook signature. */
 export async function activeKeySecrets(db: Executor, brandId: string, encryptionSecret: string): Promise<string[]> {
-  const rows: Array<Pick<ApiKeyRow, 'key_encrypted'>> = await db('api_keys').select('key_encrypted').where({ brand_id: brandId }).whereNull('revoked_at');
+  // A publishable key is public: it signs nothing.
+  const rows: Array<Pick<ApiKeyRow, 'key_encrypted'>> = await db('api_keys')
+    .select('key_encrypted')
+    .where({ brand_id: brandId })
+    .whereNull('revoked_at')
+    .whereNot('key_prefix', 'like', 'pk\\_%');
   return rows.map((row) => decryptSecret(row.key_encrypted, encryptionSecret));
 }

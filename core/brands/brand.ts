@@ -23,6 +23,16 @@ export const LANGUAGES = ['en', 'fr', 'de', 'es'] as const;
 export type Language = (typeof LANGUAGES)[number];
 
 /** The store's own address, the base of share links: https, an origin with an optional path. */
+/** A web origin a storefront page is served from: https (http only for localhost, a developer's machine), no path. */
+export const origin = z
+  .string()
+  .trim()
+  .max(300)
+  .refine((value) => URL.canParse(value) && new URL(value).origin === value.replace(/\/+$/, '') && (new URL(value).protocol === 'https:' || new URL(value).hostname === 'localhost' || new URL(value).hostname === '127.0.0.1'), {
+    error: 'must be an origin like https://shop.example.com (https, no path)',
+  })
+  .transform((value) => value.replace(/\/+$/, ''));
+
 const storeUrl = z
   .string()
   .trim()
@@ -75,6 +85,8 @@ export const brandSettingsSchema = z.object({
   email_reengagement: z.boolean(),
   /** An advocate with no referral in this many days gets the re-engagement email (when it is on). */
   reengagement_days: z.number().int().positive().max(3650),
+  /** The storefront origins whose pages may call the service with the brand's publishable key (CORS); docs/storefront.md. */
+  allowed_origins: z.array(origin).max(20, { error: 'at most 20 origins' }),
 });
 export type BrandSettings = z.infer<typeof brandSettingsSchema>;
 
@@ -129,6 +141,7 @@ interface BrandRow {
   email_friend_offer: boolean;
   email_reengagement: boolean;
   reengagement_days: number;
+  allowed_origins: string[];
   created_at: Date;
 }
 
@@ -170,6 +183,7 @@ function toBrand(row: BrandRow): Brand {
     email_friend_offer: row.email_friend_offer,
     email_reengagement: row.email_reengagement,
     reengagement_days: row.reengagement_days,
+    allowed_origins: row.allowed_origins ?? [],
     created_at: new Date(row.created_at).toISOString(),
   };
 }

@@ -6,7 +6,7 @@ import { deactivateAdvocate, reactivateAdvocate } from '../advocates/deactivate-
 import { enrollAdvocate } from '../advocates/enroll-advocate';
 import { type AdvocateChanges, updateAdvocate } from '../advocates/update-advocate';
 import { changedFields, recordAudit } from '../audit/audit-log';
-import { type IssuedApiKey, createApiKey, revokeApiKey } from '../brands/api-keys';
+import { type ApiKeyKind, type IssuedApiKey, createApiKey, revokeApiKey } from '../brands/api-keys';
 import { type Brand, type BrandSettings, getBrand, updateBrand } from '../brands/brand';
 import { type MarkPaidResult, type PaidRow, markPaid } from '../payouts/payouts';
 
@@ -24,9 +24,9 @@ export async function changeSettings(trx: Knex.Transaction, brandId: string, pat
   return after;
 }
 
-export async function issueApiKey(trx: Knex.Transaction, brandId: string, secret: string, label: string | null, actor: string): Promise<IssuedApiKey> {
-  const key = await createApiKey(trx, brandId, secret, label);
-  await recordAudit(trx, { brandId, actor, action: 'api_key.create', subject: `api_key:${key.key_id}`, after: { label, key_prefix: key.key_prefix } });
+export async function issueApiKey(trx: Knex.Transaction, brandId: string, secret: string, label: string | null, actor: string, kind: ApiKeyKind = 'secret'): Promise<IssuedApiKey> {
+  const key = await createApiKey(trx, brandId, secret, label, kind);
+  await recordAudit(trx, { brandId, actor, action: 'api_key.create', subject: `api_key:${key.key_id}`, after: { label, kind, key_prefix: key.key_prefix } });
   return key;
 }
 

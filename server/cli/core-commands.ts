@@ -52,7 +52,18 @@ function programEmailFlags(flags: Parameters<Command['run']>[0]) {
     email_friend_offer: yesNoFlag(flags, 'email-friend-offer'),
     email_reengagement: yesNoFlag(flags, 'email-reengagement'),
     reengagement_days: reengagementDays,
+    allowed_origins: allowedOriginsFlag(flags),
   };
+}
+
+/** --allowed-origins https://a.example,https://b.example | none: the storefront origins of the publishable key. */
+function allowedOriginsFlag(flags: Parameters<Command['run']>[0]): string[] | undefined {
+  const given = optionalFlag(flags, 'allowed-origins');
+  if (given === undefined) return undefined;
+  if (given === 'none') return [];
+  const parsed = brandSettingsSchema.shape.allowed_origins.safeParse(given.split(',').map((value) => value.trim()).filter(Boolean));
+  if (!parsed.success) throw new CliError(`--allowed-origins must be origins like https://shop.example.com, comma-separated (got "${given}")`);
+  return parsed.data;
 }
 
 function brandSettingsFlags(flags: Parameters<Command['run']>[0]) {
@@ -165,7 +176,7 @@ export const coreCommands: Record<string, Command> = {
       '[--fraud-max-per-advocate-hour N] [--fraud-max-per-ip-day N] [--fraud-ip-window-days N] ' +
       `[--language ${LANGUAGES.join('|')}] [--sender-name NAME|none] [--store-url https://…|none] ` +
       '[--email-advocate-welcome yes|no] [--email-reward-earned yes|no] [--email-reward-approved yes|no] [--email-reward-paid yes|no] ' +
-      '[--email-friend-offer yes|no] [--email-reengagement yes|no] [--reengagement-days N] [--json]',
+      '[--email-friend-offer yes|no] [--email-reengagement yes|no] [--reengagement-days N] [--allowed-origins https://…,…|none] [--json]',
     (flags) => {
       const brandId = brandFlag(flags);
       const plan = choiceFlag(flags, 'plan', PLANS);
@@ -176,11 +187,11 @@ export const coreCommands: Record<string, Command> = {
     async ({ brandId, changes }, { db }) => ({ brand: await updateBrand(db, brandId, changes) }),
   ),
   'key create': flagsFirst(
-    'key create --brand ID [--label L] [--json]',
-    (flags) => ({ brandId: brandFlag(flags), label: optionalFlag(flags, 'label') ?? null }),
-    async ({ brandId, label }, { db, config }) => {
+    'key create --brand ID [--label L] [--publishable] [--json]',
+    (flags) => ({ brandId: brandFlag(flags), label: optionalFlag(flags, 'label') ?? null, kind: flags.publishable ? ('publishable' as const) : ('secret' as const) }),
+    async ({ brandId, label, kind }, { db, config }) => {
       await getBrand(db, brandId);
-      return createApiKey(db, brandId, config.keyEncryptionSecret, label);
+      return createApiKey(db, brandId, config.keyEncryptionSecret, label, kind);
     },
   ),
   'key list': flagsFirst('key list --brand ID [--json]', brandFlag, async (brandId, { db }) => ({ keys: await listApiKeys(db, brandId) })),

@@ -10,6 +10,8 @@ const FILES: Record<string, { file: string; type: string }> = {
   'dashboard.css': { file: path.join(dashboardDir('assets'), 'dashboard.css'), type: 'text/css; charset=utf-8' },
   'dashboard.js': { file: path.join(dashboardDir('assets'), 'dashboard.js'), type: 'text/javascript; charset=utf-8' },
   'uplot.js': { file: require.resolve('uplot/dist/uPlot.iife.min.js'), type: 'text/javascript; charset=utf-8' },
+  // The storefront's script (docs/storefront.md), served at /referrals.js and /referrals.<hash>.js.
+  'referrals.js': { file: path.join(dashboardDir('assets'), 'referrals.js'), type: 'text/javascript; charset=utf-8' },
   'uplot.css': { file: require.resolve('uplot/dist/uPlot.min.css'), type: 'text/css; charset=utf-8' },
 };
 
@@ -51,4 +53,21 @@ export function serveAsset(ctx: Ctx, name: string): void {
   }
   ctx.type = asset.type;
   ctx.body = asset.body;
+}
+
+/** The storefront script's versioned address: cached for a year, changed by a release. */
+export function storefrontScriptPath(): string {
+  return `/referrals.${assets().get('referrals.js')!.hash}.js`;
+}
+
+/**
+ * GET /referrals.js (cached 5 minutes: the snippet's stable address) and /referrals.<hash>.js
+ * (cached for a year). A script tag needs no CORS; any page may load it.
+ */
+export function serveStorefrontScript(ctx: Ctx, hash?: string): void {
+  const asset = assets().get('referrals.js')!;
+  if (hash !== undefined && hash !== asset.hash) throw new HttpError(404, `no referrals.js of version ${hash}: load ${storefrontScriptPath()} or /referrals.js`);
+  ctx.query = hash ? { v: hash } : {};
+  serveAsset(ctx, 'referrals.js');
+  ctx.set('Cross-Origin-Resource-Policy', 'cross-origin');
 }

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { AppContext, AppState, Ctx } from '../app-context';
 import type { ConnectorParts } from '../http/connector';
 import { readRawBody } from '../middleware/json-body';
-import { serveAsset } from './assets';
+import { serveAsset, serveStorefrontScript } from './assets';
 import { logout, requireRole, requireViewer } from './dashboard-session';
 import { accountPage, auditPage, changeUserForm, endSessionsForm, inviteForm, teamPage } from './team-pages';
 import { activityPage, advocatePage, advocatesPage, overviewPage, productsPage } from './report-pages';
@@ -30,6 +30,8 @@ export function dashboardRoutes(connectors: readonly ConnectorParts[]): Router<A
   // Every form that changes the program needs an admin (or owner), checked here whatever the page showed.
   const admin = [viewer, requireRole('admin')] as const;
   router.get('/dashboard/assets/:name', (ctx) => serveAsset(ctx, ctx.params.name!));
+  router.get('/referrals.js', (ctx) => serveStorefrontScript(ctx));
+  router.get('/referrals.:version.js', (ctx) => serveStorefrontScript(ctx, ctx.params.version!));
   router.get('/', dashboardErrorPage, (ctx) => rootPage(ctx, connectors));
   router.get('/dashboard/sign-in', dashboardErrorPage, signInHelpPage);
   router.post('/dashboard/sign-in', dashboardErrorPage, rateLimit('signIn'), readRawBody, (ctx) => {

@@ -32,10 +32,10 @@ export async function createKeyForm(ctx: Ctx, form: URLSearchParams): Promise<vo
     ctx,
     form,
     async () => {
-      const { label } = createApiKeySchema.parse({ label: form.get('label') || undefined });
+      const { label, kind } = createApiKeySchema.parse({ label: form.get('label') || undefined, kind: form.get('kind') || undefined });
       const { db, config } = ctx.app.context.deps;
       const viewer = ctx.state.viewer!;
-      const key = await inTransaction(db, (trx) => issueApiKey(trx, viewer.brand.brand_id, config.keyEncryptionSecret, label ?? null, viewer.actor));
+      const key = await inTransaction(db, (trx) => issueApiKey(trx, viewer.brand.brand_id, config.keyEncryptionSecret, label ?? null, viewer.actor, kind));
       const shown = { brand_id: viewer.brand.brand_id, id: key.key_id, url: label ?? key.key_prefix, secret: key.api_key };
       // Inside the Shopify admin there is no cookie to carry it across a redirect: the answer is the page itself, 201.
       if (viewer.embedded) return keysPage(ctx, { status: 201, message: '' }, shown);

@@ -4,7 +4,7 @@ import { DomainError } from '../../core/errors';
 import { brandPatchSchema } from '../schemas/program-request';
 
 /** How a setting is entered: the form's text is turned into the value the brand schema checks. */
-type FieldKind = 'number' | 'integer' | 'optional-number' | 'optional-integer' | 'boolean' | 'text' | 'optional-text' | readonly string[];
+type FieldKind = 'number' | 'integer' | 'optional-number' | 'optional-integer' | 'boolean' | 'text' | 'optional-text' | 'list' | readonly string[];
 
 export interface SettingField {
   name: keyof Brand & string;
@@ -70,6 +70,12 @@ export const SETTING_SECTIONS: Array<{ title: string; fields: SettingField[] }> 
       { name: 'reengagement_days', label: 'Re-engage after (days)', kind: 'integer' },
     ],
   },
+  {
+    title: 'Storefront',
+    fields: [
+      { name: 'allowed_origins', label: 'Storefront origins (one per line)', kind: 'list', hint: 'Pages on these origins may load referrals.js with your publishable key, like https://shop.example.com.' },
+    ],
+  },
 ];
 
 const FIELDS = SETTING_SECTIONS.flatMap((section) => section.fields);
@@ -78,6 +84,7 @@ const FIELDS = SETTING_SECTIONS.flatMap((section) => section.fields);
 function valueOf(kind: FieldKind, raw: string | null): unknown {
   const text = (raw ?? '').trim();
   if (kind === 'boolean') return raw === 'on' || raw === 'true' || raw === '1';
+  if (kind === 'list') return text.split(/[\s,]+/).filter(Boolean);
   if (Array.isArray(kind) || kind === 'text') return text;
   if (kind === 'optional-text') return text === '' ? null : text;
   if (text === '') return typeof kind === 'string' && kind.startsWith('optional') ? null : undefined;

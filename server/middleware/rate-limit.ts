@@ -21,6 +21,7 @@ export const WINDOWS: Record<Endpoint, { seconds: number; name: string }> = {
   rewards: MINUTE,
   review: MINUTE,
   signIn: HOUR,
+  join: HOUR,
 };
 
 /**

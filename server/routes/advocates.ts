@@ -3,12 +3,13 @@ import { advocateView, listAdvocatePage } from '../../core/advocates/advocate-pa
 import { getAdvocate } from '../../core/advocates/advocates';
 import { addAdvocate, addAdvocateCode, changeAdvocateStatus, editAdvocate } from '../../core/program/merchant-changes';
 import type { AdvocateStatus } from '../../core/advocates/advocate-status';
+import { joinAdvocate } from '../../core/advocates/join-advocate';
 import { inTransaction } from '../../core/db/transaction';
 import type { AppContext, AppState, Ctx, Middleware } from '../app-context';
 import { answer } from './answer';
 import { actorOf } from './program-settings';
 import { parseJsonObject } from '../middleware/json-body';
-import { addCodeSchema, createAdvocateSchema, listAdvocatesQuerySchema, updateAdvocateSchema } from '../schemas/advocate-request';
+import { addCodeSchema, createAdvocateSchema, joinAdvocateSchema, listAdvocatesQuerySchema, updateAdvocateSchema } from '../schemas/advocate-request';
 import { advocatePathSchema } from '../schemas/reward-request';
 
 const idOf = (ctx: Ctx) => advocatePathSchema.parse((ctx as Ctx & { params: Record<string, string> }).params).id;
@@ -58,6 +59,18 @@ function setStatus(status: AdvocateStatus): Middleware {
     answer(ctx, advocateView(brand, await inTransaction(ctx.app.context.deps.db, (trx) => changeAdvocateStatus(trx, brand.brand_id, id, status, actorOf(ctx)))));
   };
 }
+
+/**
+ * POST /advocates/join: a shopper joins from the store, with the publishable key from the page or
+ * the secret key from the store's backend: 201 with their code and share link (and the welcome
+ * email queued), or 200 with the same for an address that already joined — never their figures.
+ */
+export const joinRoute: Middleware = async (ctx) => {
+  const input = joinAdvocateSchema.parse(parseJsonObject(ctx.state.rawBody));
+  const brand = ctx.state.brand!;
+  const joined = await inTransaction(ctx.app.context.deps.db, (trx) => joinAdvocate(trx, brand, input));
+  answer(ctx, joined, joined.joined ? 201 : 200);
+};
 
 /** The advocates routes of /api/v1 (merchant self-service over REST), each after `guard` (body, API key, plan). */
 export function advocateRoutes(router: Router<AppState, AppContext>, ...guard: Middleware[]): void {

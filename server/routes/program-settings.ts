@@ -46,9 +46,9 @@ const paid: Middleware = async (ctx) => {
 
 /** POST /api-keys: 201 with the new key, shown this once. */
 const createKey: Middleware = async (ctx) => {
-  const { label } = createApiKeySchema.parse(parseOptionalJsonObject(ctx.state.rawBody));
+  const { label, kind } = createApiKeySchema.parse(parseOptionalJsonObject(ctx.state.rawBody));
   const { db, config } = ctx.app.context.deps;
-  ok(ctx, await inTransaction(db, (trx) => issueApiKey(trx, ctx.state.brand!.brand_id, config.keyEncryptionSecret, label ?? null, actorOf(ctx))), 201);
+  ok(ctx, await inTransaction(db, (trx) => issueApiKey(trx, ctx.state.brand!.brand_id, config.keyEncryptionSecret, label ?? null, actorOf(ctx), kind)), 201);
 };
 
 const listKeys: Middleware = async (ctx) => ok(ctx, await listApiKeys(ctx.app.context.deps.db, ctx.state.brand!.brand_id));

@@ -32,4 +32,17 @@ export const listAdvocatesQuerySchema = z.object({
   status: z.enum(ADVOCATE_STATUSES, { error: `must be one of ${ADVOCATE_STATUSES.join(', ')}` }).optional(),
   limit: limitText(200).optional(),
   cursor: idText('advocate id (next_cursor of the previous page)').optional(),
+  /** Only advocates changed (details, codes or status) at or after this time: what a platform connector pulls. */
+  updated_since: z.iso
+    .datetime({ offset: true, error: 'must be an ISO 8601 timestamp with a time zone, like 2026-12-14T10:00:00Z' })
+    .transform((value) => new Date(value))
+    .optional(),
+});
+
+/** POST /api/v1/advocates/join: a shopper joins from the store (publishable or secret key). */
+export const joinAdvocateSchema = z.object({
+  email: mailbox(),
+  first_name: name('first_name'),
+  last_name: name('last_name').optional(),
+  consent: z.literal(true, { error: 'must be true: the shopper agreed to join the referral program and get its emails' }),
 });

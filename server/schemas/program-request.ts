@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { API_KEY_KINDS } from '../../core/brands/api-keys';
 import { type Brand, brandSettingsSchema } from '../../core/brands/brand';
 import { Invalid } from '../../core/errors';
 import { text } from './fields';
@@ -22,8 +23,11 @@ export const markPaidSchema = z.object({
     .max(10_000, { error: 'must list at most 10,000 payouts' }),
 });
 
-/** POST /api/v1/api-keys: what the key is for. */
-export const createApiKeySchema = z.object({ label: text().optional() });
+/** POST /api/v1/api-keys: what the key is for, and its kind (secret by default; publishable for a storefront page). */
+export const createApiKeySchema = z.object({
+  label: text().optional(),
+  kind: z.enum(API_KEY_KINDS, { error: `must be one of ${API_KEY_KINDS.join(', ')}` }).optional(),
+});
 
 /**
  * PATCH /api/v1/brand: the program's settings a merchant changes (the plan and the currency are

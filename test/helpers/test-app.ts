@@ -11,7 +11,7 @@ import { type RealPostgres, realPostgres } from './real-postgres';
 export const TEST_SECRET = 'test-key-encryption-secret';
 
 /** Rate limits high enough that only the tests about limits ever meet them. */
-export const GENEROUS_LIMITS: RateLimits = { visit: 1e6, claim: 1e6, conversion: 1e6, refund: 1e6, eligibility: 1e6, convert: 1e6, rewards: 1e6, review: 1e6, signIn: 1e6 };
+export const GENEROUS_LIMITS: RateLimits = { visit: 1e6, claim: 1e6, conversion: 1e6, refund: 1e6, eligibility: 1e6, convert: 1e6, rewards: 1e6, review: 1e6, signIn: 1e6, join: 1e6 };
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return {

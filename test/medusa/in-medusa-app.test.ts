@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { rewardBalance } from '../../core/ledger/reward-ledger';
-import { givenAdvocate, givenBrand } from '../helpers/fixtures';
+import { givenBrand } from '../helpers/fixtures';
 import { type RealPostgres, realPostgres } from '../helpers/real-postgres';
 import { type TestApp, startTestApp } from '../helpers/test-app';
 import { type MedusaApp, createMedusaApp } from './medusa-app';
@@ -10,8 +10,9 @@ import type { PlacedOrder } from './medusa-store-api';
 /**
  * A real Medusa 2.21.2 store (test/medusa-app, PostgreSQL) with the plugin installed from its packed
  * tarball and configured as the README says, driven through Medusa's store and admin APIs, reporting
- * to our service listening on a port. Orders: two tees at 100.00 + 10.00 shipping − a 10.00 code = 200.00;
- * the brand rewards 10 % of the order value, so 20.00.
+ * to our service listening on a port. Orders: two tees at 100.00 + 10.00 shipping − the friend's
+ * 10.00 off = 200.00; the brand rewards 10 % of the order value, so 20.00. Every referral code is a
+ * promotion the plugin provisioned from the service (its promotion sync), none made by hand.
  */
 
 let service: TestApp;
@@ -53,7 +54,19 @@ beforeAll(async () => {
   postgres = await realPostgres();
   service = await startTestApp({}, postgres.db);
   await serviceUp();
-  brand = await givenBrand(service.db, { plan: 'premier', reward_type: 'percentage', reward_value: 10, reward_hold_days: 0, currency: 'EUR' }); // the store's region sells in EUR
+  // The store's region sells in EUR. The friend's offer: 10.00 off an order of 150.00 or more, once per customer.
+  brand = await givenBrand(service.db, {
+    plan: 'premier',
+    reward_type: 'percentage',
+    reward_value: 10,
+    reward_hold_days: 0,
+    currency: 'EUR',
+    store_url: 'https://shop.example.com',
+    referee_discount_type: 'fixed',
+    referee_discount_value: 10,
+    referee_min_purchase: 150,
+    referee_first_purchase_only: true,
+  });
   medusa = await createMedusaApp({ serviceUrl: `http://127.0.0.1:${port}`, brandId: brand.brandId, apiKey: brand.apiKey });
   await medusa.start();
   await medusa.api.setUpCatalog();
@@ -67,11 +80,18 @@ afterAll(async () => {
 
 let shopper = 0;
 
-/** An advocate whose referral code is a Medusa promotion (10.00 off), and an order placed with it. */
-async function givenReferralOrder(): Promise<{ order: PlacedOrder; advocateId: number; code: string }> {
-  const advocate = await givenAdvocate(service.db, brand.brandId);
-  await medusa.api.createPromotion(advocate.code, 10);
+/** An advocate enrolled on the service (POST /api/v1/advocates): their id and referral code. */
+async function enrolAdvocate(): Promise<{ advocateId: number; code: string }> {
   shopper += 1;
+  const created = await service.http.post('/api/v1/advocates').set({ 'X-API-Key': brand.apiKey, 'X-Brand-ID': brand.brandId }).send({ email: `advocate${shopper}-${Date.now()}@example.com`, first_name: 'Ann' });
+  expect(created.status).toBe(201);
+  return { advocateId: created.body.data.advocate_id, code: created.body.data.referral_codes[0] };
+}
+
+/** An advocate whose referral code the plugin provisioned as a Medusa promotion (10.00 off), and an order placed with it. */
+async function givenReferralOrder(): Promise<{ order: PlacedOrder; advocateId: number; code: string }> {
+  const advocate = await enrolAdvocate();
+  await medusa.api.syncReferralPromotions();
   const order = await medusa.api.placeOrder(`shopper${shopper}-${Date.now()}@example.com`, advocate.code);
   return { order, advocateId: advocate.advocateId, code: advocate.code };
 }
@@ -123,6 +143,49 @@ async function captureWhileServiceIsDown(order: PlacedOrder, meanwhile: () => Pr
 }
 
 describe('the plugin inside a real Medusa 2.21 store', () => {
+  it("provisions the friend's offer as a promotion per referral code: the cart gets it, the order is attributed and credited", async () => {
+    const { advocateId, code } = await enrolAdvocate();
+    expect(await medusa.api.promotion(code)).toBeNull();
+
+    const sync = await medusa.api.syncReferralPromotions();
+    expect(sync).toMatchObject({ skipped: null });
+    expect(sync.created).toBeGreaterThanOrEqual(1);
+    const promotion = await medusa.api.promotion(code);
+    expect(promotion).toMatchObject({
+      code,
+      status: 'active',
+      type: 'standard',
+      is_automatic: false,
+      application_method: { type: 'fixed', target_type: 'order', allocation: 'across', value: 10, currency_code: 'eur' },
+      rules: [{ attribute: 'item_subtotal', operator: 'gte', values: [expect.objectContaining({ value: '150' })] }],
+      campaign: { budget: { type: 'use_by_attribute', attribute: 'customer_email', limit: 1 } },
+      metadata: { referrals_brand_id: brand.brandId, referrals_advocate_id: advocateId, referral_share_link: `https://shop.example.com/?ref=${code}` },
+    });
+    // Again: nothing changed, nothing written.
+    expect(await medusa.api.syncReferralPromotions()).toMatchObject({ created: 0, updated: 0, deactivated: 0 });
+
+    const email = `friend-${Date.now()}@example.com`;
+    // Below the minimum purchase (one tee, 100.00 < 150.00): no discount.
+    expect(await medusa.api.cartWithCode(`small-${email}`, code, 1)).toMatchObject({ discountTotal: 0 });
+    // Two tees: the friend's 10.00 off.
+    expect(await medusa.api.cartWithCode(email, code, 2)).toMatchObject({ discountTotal: 10, codes: [code], refused: null });
+
+    const order = await medusa.api.placeOrder(email, code);
+    expect(await medusa.api.orderTotals(order)).toMatchObject({ total: 200 });
+    await medusa.api.capture(order);
+    await expectConversion(order, { status: 'completed', order_value: '200.00', referrer_reward_paid: '20.00', referral_code: code, source: 'medusa' });
+    expect(await balanceOf(advocateId)).toBe(20);
+
+    // Once per customer: the same email gets no second discount.
+    expect(await medusa.api.cartWithCode(email, code, 2)).toMatchObject({ discountTotal: 0 });
+
+    // The advocate deactivated on the service: their promotion is set inactive at the next sync.
+    expect((await service.http.post(`/api/v1/advocates/${advocateId}/deactivate`).set({ 'X-API-Key': brand.apiKey, 'X-Brand-ID': brand.brandId })).status).toBe(200);
+    expect(await medusa.api.syncReferralPromotions()).toMatchObject({ deactivated: 1 });
+    expect(await medusa.api.promotion(code)).toMatchObject({ status: 'inactive' });
+    expect(await medusa.api.cartWithCode(`late-${email}`, code, 2)).toMatchObject({ discountTotal: 0 });
+  }, 120_000);
+
   it('records a referral order once its payment is captured: 200.00 paid, reward 20.00, the claim converted', async () => {
     const { order, advocateId, code } = await givenReferralOrder();
     await expectAllDelivered(order, 1); // order.placed: authorized only, paid_total 0

@@ -113,6 +113,36 @@ export class MedusaStoreApi {
     });
   }
 
+  /** POST /admin/referral-promotions/sync: the plugin's promotion sync, now (its job runs every minute). */
+  async syncReferralPromotions(): Promise<Json> {
+    return (await this.admin('POST', '/admin/referral-promotions/sync', {})).referral_promotion_sync;
+  }
+
+  /** The promotion with this code, as Medusa's admin API shows it (null when there is none). */
+  async promotion(code: string): Promise<Json | null> {
+    const fields = 'id,code,status,is_automatic,type,metadata,campaign_id,*application_method,*rules,*rules.values,*campaign,*campaign.budget';
+    const { promotions } = await this.admin('GET', `/admin/promotions?code=${encodeURIComponent(code)}&fields=${fields}`);
+    return (promotions as Json[]).find((promotion) => promotion.code === code) ?? null;
+  }
+
+  /**
+   * A shopper's cart of `quantity` tees to which the code is applied (POST /store/carts/:id/promotions):
+   * the discount it got and the codes the cart kept (Medusa may also refuse the code: `refused`).
+   */
+  async cartWithCode(email: string, code: string, quantity: number): Promise<{ discountTotal: number; codes: string[]; refused: string | null }> {
+    const catalog = this.catalog!;
+    const { cart } = await this.store('POST', '/store/carts', { region_id: catalog.regionId, sales_channel_id: catalog.salesChannelId, email });
+    await this.store('POST', `/store/carts/${cart.id}/line-items`, { variant_id: catalog.variantId, quantity });
+    let refused: string | null = null;
+    try {
+      await this.store('POST', `/store/carts/${cart.id}/promotions`, { promo_codes: [code] });
+    } catch (error) {
+      refused = (error as Error).message;
+    }
+    const { cart: after } = await this.store('GET', `/store/carts/${cart.id}?fields=id,discount_total,*promotions`);
+    return { discountTotal: Number(after.discount_total ?? 0), codes: (after.promotions ?? []).map((promotion: Json) => promotion.code), refused };
+  }
+
   /** A shopper buys `quantity` tees with the code and pays with the system provider (authorized, not captured). */
   async placeOrder(email: string, code: string | null, quantity = 2): Promise<PlacedOrder> {
     const catalog = this.catalog!;

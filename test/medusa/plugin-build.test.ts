@@ -41,13 +41,14 @@ describe('the Medusa plugin build', () => {
     ]);
   });
 
-  it('ships a module named referrals (where Medusa hands the plugin options), its migration and the re-sending job', async () => {
+  it('ships a module named referrals (where Medusa hands the plugin options), its migrations, the re-sending job and the promotion sync job', async () => {
     const built = path.join(pluginDir, '.medusa/server/src');
     const module = require(path.join(built, 'modules/referrals/index.js')).default;
     expect(module.service.name).toBe('ReferralsModuleService');
     await expect(module.loaders[0]({ options: { serviceUrl: 'https://referrals.example.com' } })).rejects.toThrow('referral plugin option brandId is required');
-    expect(fs.readdirSync(path.join(built, 'modules/referrals/migrations')).filter((file) => file.endsWith('.js'))).toEqual(['Migration20261123170000.js']);
+    expect(fs.readdirSync(path.join(built, 'modules/referrals/migrations')).filter((file) => file.endsWith('.js'))).toEqual(['Migration20261123170000.js', 'Migration20261214120000.js']);
     expect(require(path.join(built, 'jobs/send-pending-referral-deliveries.js')).config).toMatchObject({ name: 'referrals-send-pending-deliveries' });
+    expect(require(path.join(built, 'jobs/sync-referral-promotions.js')).config).toMatchObject({ name: 'referrals-sync-promotions', schedule: { interval: 60_000 } });
   });
 
   it('serves its admin routes where Medusa’s file-based router puts them, behind Medusa’s admin authentication', async () => {
@@ -64,6 +65,7 @@ describe('the Medusa plugin build', () => {
     expect(routes.sort()).toEqual([
       ['GET', '/admin/referral-deliveries', false, true],
       ['POST', '/admin/referral-deliveries/:id/retry', false, true],
+      ['POST', '/admin/referral-promotions/sync', false, true],
     ]);
   });
 
@@ -77,5 +79,7 @@ describe('the Medusa plugin build', () => {
     expect(pkg.exports['./package.json']).toBe('./package.json');
     expect(pkg.files).toEqual(['.medusa/server']);
     expect(pkg.peerDependencies['@medusajs/framework']).toMatch(/^\^2\.21/);
+    // The promotion workflows (@medusajs/medusa/core-flows): every Medusa application has them.
+    expect(pkg.peerDependencies['@medusajs/medusa']).toMatch(/^\^2\.21/);
   });
 });

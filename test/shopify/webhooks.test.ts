@@ -314,7 +314,7 @@ describe('POST /shopify/webhooks', () => {
 
   it('is not rate limited per IP: Shopify\'s bursts all get through', async () => {
     const shop = await premierShopWithTenoff();
-    const strict = await startTestApp({ rateLimits: { visit: 1, claim: 1, conversion: 1, refund: 1, eligibility: 1, convert: 1, rewards: 1, review: 1, signIn: 1 } }, context.app.db);
+    const strict = await startTestApp({ rateLimits: { visit: 1, claim: 1, conversion: 1, refund: 1, eligibility: 1, convert: 1, rewards: 1, review: 1, signIn: 1, join: 1 } }, context.app.db);
     const statuses = [];
     for (let index = 0; index < 5; index += 1) {
       statuses.push((await sendWebhook(strict, ORDER_WITH_TENOFF, { topic: 'orders/paid', shop: shop.shop })).status);

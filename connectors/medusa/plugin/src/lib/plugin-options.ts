@@ -18,6 +18,12 @@ export interface ReferralPluginOptions {
   retryMaxDelayMs: number;
   /** How long one delivery attempt may take before it counts as failed. */
   requestTimeoutMs: number;
+  /**
+   * The advocates' share link: a storefront URL in which `{code}` stands for the referral code
+   * (`https://shop.example.com/?ref={code}`; without `{code}`, the code is added as `ref`). Null
+   * (not set): the brand's store address on the referral service, `https://<store_url>/?ref=<CODE>`.
+   */
+  storefrontUrl: string | null;
 }
 
 const DEFAULTS = {
@@ -62,6 +68,14 @@ export function parsePluginOptions(raw: Record<string, unknown> | undefined): Re
   if (trigger !== 'captured' && trigger !== 'placed') {
     throw new Error('referral plugin option conversionTrigger must be "captured" or "placed"');
   }
+  let storefrontUrl: string | null = null;
+  if (options.storefrontUrl !== undefined && options.storefrontUrl !== null && options.storefrontUrl !== '') {
+    storefrontUrl = typeof options.storefrontUrl === 'string' ? options.storefrontUrl.trim() : '';
+    const protocol = URL.canParse(storefrontUrl.split('{code}').join('CODE')) ? new URL(storefrontUrl.split('{code}').join('CODE')).protocol : null;
+    if (protocol !== 'https:' && protocol !== 'http:') {
+      throw new Error('referral plugin option storefrontUrl must be a storefront URL, like https://shop.example.com/?ref={code}');
+    }
+  }
   return {
     serviceUrl: serviceUrl.replace(/\/+$/, ''),
     brandId,
@@ -70,5 +84,6 @@ export function parsePluginOptions(raw: Record<string, unknown> | undefined): Re
     retryBaseDelayMs: milliseconds('retryBaseDelayMs', DEFAULTS.retryBaseDelayMs),
     retryMaxDelayMs: milliseconds('retryMaxDelayMs', DEFAULTS.retryMaxDelayMs),
     requestTimeoutMs: milliseconds('requestTimeoutMs', DEFAULTS.requestTimeoutMs),
+    storefrontUrl,
   };
 }

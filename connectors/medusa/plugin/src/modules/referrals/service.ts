@@ -1,13 +1,15 @@
 import { MedusaService } from '@medusajs/framework/utils';
 import type { DeliveryChange, DeliveryRecord, DeliveryStore, NewDelivery, PendingDelivery } from '../../lib/delivery-store';
 import { type ReferralPluginOptions, parsePluginOptions } from '../../lib/plugin-options';
+import type { SyncState, SyncStateStore } from '../../lib/promotion-sync';
 import { ReferralDelivery } from './models/referral-delivery';
+import { ReferralPromotionSync } from './models/referral-promotion-sync';
 
 /**
  * The plugin's module: Medusa hands it the plugin's options from medusa-config.ts (subscribers get
- * none in 2.21), and it keeps the deliveries in Medusa's database.
+ * none in 2.21), and it keeps the deliveries and the promotion sync's progress in Medusa's database.
  */
-export default class ReferralsModuleService extends MedusaService({ ReferralDelivery }) implements DeliveryStore {
+export default class ReferralsModuleService extends MedusaService({ ReferralDelivery, ReferralPromotionSync }) implements DeliveryStore, SyncStateStore {
   readonly options: ReferralPluginOptions;
 
   // biome-ignore lint/suspicious/noExplicitAny: MedusaService's constructor takes the module's dependencies untyped.
@@ -45,5 +47,17 @@ export default class ReferralsModuleService extends MedusaService({ ReferralDeli
     if (!row) return null;
     const { event_name, order_id, status, attempts, next_attempt_at, last_error, settled_at } = row;
     return { id: row.id, event_name, order_id, status, attempts, next_attempt_at, last_error, settled_at };
+  }
+
+  async readSyncState(): Promise<SyncState> {
+    const [row] = await this.listReferralPromotionSyncs({ brand_id: this.options.brandId }, { take: 1 });
+    return { updatedSince: row?.updated_since ?? null, offerHash: row?.offer_hash ?? null };
+  }
+
+  async saveSyncState(state: SyncState): Promise<void> {
+    const [row] = await this.listReferralPromotionSyncs({ brand_id: this.options.brandId }, { take: 1 });
+    const fields = { updated_since: state.updatedSince, offer_hash: state.offerHash };
+    if (row) await this.updateReferralPromotionSyncs({ id: row.id, ...fields });
+    else await this.createReferralPromotionSyncs({ brand_id: this.options.brandId, ...fields });
   }
 }
