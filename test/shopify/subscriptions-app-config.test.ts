@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'smol-toml';
+import { PROXY_PATH, STOREFRONT_PROXY_PATH } from '../../connectors/shopify/app-proxy';
 import { AUTH_CALLBACK_PATH, AUTH_PATH, SHOPIFY_API_VERSION, loadShopifySettings, webhookUrl } from '../../connectors/shopify/shopify-config';
 import { TOPIC_HANDLERS } from '../../connectors/shopify/topics/topic-handlers';
 
@@ -36,9 +37,16 @@ describe('shopify.app.toml', () => {
   it('asks for the scopes the app asks for at install (SHOPIFY_SCOPES unset), and opens embedded in the admin', () => {
     const settings = loadShopifySettings({ SHOPIFY_API_KEY: 'k', SHOPIFY_API_SECRET: 's', SHOPIFY_APP_URL: origin });
     expect(toml.access_scopes.scopes.split(',').map((scope: string) => scope.trim())).toEqual(settings.app!.scopes);
-    expect(toml.access_scopes.scopes).toBe('read_orders,write_discounts');
+    expect(toml.access_scopes.scopes).toBe('read_orders,write_discounts,write_app_proxy');
     expect(toml.embedded).toBe(true);
     // Not Shopify-managed installation: the service runs the authorization-code grant itself.
     expect(toml.access_scopes.use_legacy_install_flow).toBe(true);
+  });
+
+  it('forwards the store\'s /apps/referrals to the proxy route on the same host (write_app_proxy granted)', () => {
+    expect(toml.app_proxy).toEqual({ url: `${origin}${PROXY_PATH}`, prefix: 'apps', subpath: 'referrals' });
+    expect(PROXY_PATH).toBe('/shopify/proxy');
+    expect(`/${toml.app_proxy.prefix}/${toml.app_proxy.subpath}`).toBe(STOREFRONT_PROXY_PATH);
+    expect(toml.access_scopes.scopes.split(',')).toContain('write_app_proxy');
   });
 });

@@ -1,0 +1,203 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { updateBrand } from '../../core/brands/brand';
+import { SHOPIFY_API_SECRET, installApp, setUpShopifyTests, uniqueShop } from './shopify-test-kit';
+
+const context = setUpShopifyTests();
+
+/**
+ * Shopify's app proxy signature, computed here from its documentation and not with the library
+ * the service uses: the query's parameters other than `signature`, sorted by name, each written
+ * `name=value` (a repeated name's values joined by commas), concatenated with no separator, then
+ * HMAC-SHA256 with the app's secret, hex.
+ */
+function proxySignature(params: Array<[string, string]>, secret = SHOPIFY_API_SECRET): string {
+  const grouped = new Map<string, string[]>();
+  for (const [name, value] of params) if (name !== 'signature') grouped.set(name, [...(grouped.get(name) ?? []), value]);
+  const message = [...grouped.keys()]
+    .sort()
+    .map((name) => `${name}=${grouped.get(name)!.join(',')}`)
+    .join('');
+  return createHmac('sha256', secret).update(message).digest('hex');
+}
+
+interface ProxyOptions {
+  shop: string;
+  customerId?: string;
+  secret?: string;
+  extra?: Array<[string, string]>;
+}
+
+/** The query Shopify adds when it forwards the store's /apps/referrals to the proxy URL, signed. */
+function proxyParams(options: ProxyOptions): Array<[string, string]> {
+  const params: Array<[string, string]> = [
+    ['shop', options.shop],
+    ['logged_in_customer_id', options.customerId ?? ''],
+    ['path_prefix', '/apps/referrals'],
+    ['timestamp', String(Math.floor(Date.now() / 1000))],
+    ...(options.extra ?? []),
+  ];
+  return [...params, ['signature', proxySignature(params, options.secret)]];
+}
+
+const queryOf = (params: Array<[string, string]>) => new URLSearchParams(params).toString();
+
+function proxyGet(options: ProxyOptions) {
+  return context.app.http.get(`/shopify/proxy?${queryOf(proxyParams(options))}`);
+}
+
+function proxyJoin(options: ProxyOptions, form: Record<string, string>) {
+  return context.app.http
+    .post(`/shopify/proxy/join?${queryOf(proxyParams(options))}`)
+    .set('Content-Type', 'application/x-www-form-urlencoded')
+    .send(new URLSearchParams(form).toString());
+}
+
+const formTokenOf = (liquid: string) => /name="form_token" value="([^"]+)"/.exec(liquid)?.[1] ?? '';
+const customerId = () => String(1_000_000 + randomBytes(3).readUIntBE(0, 3));
+
+describe('the Shopify app proxy page (/apps/referrals → /shopify/proxy)', () => {
+  let shop: string;
+  let brandId: string;
+
+  beforeAll(async () => {
+    ({ shop, brandId } = await installApp(context.app, context.fake));
+  });
+
+  it('asks a visitor who is not signed in to sign in, in the theme (application/liquid), and nothing else', async () => {
+    const page = await proxyGet({ shop });
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toMatch(/^application\/liquid/);
+    expect(page.headers['cache-control']).toBe('no-store');
+    expect(page.text).toContain('href="/account/login?return_url=%2Fapps%2Freferrals"');
+    expect(page.text).not.toContain('<form');
+    expect(page.text).not.toContain('customer.');
+  });
+
+  it('offers a signed-in customer a one-click join: email and first name from Liquid, consent asked, posting to the proxy', async () => {
+    const page = await proxyGet({ shop, customerId: customerId() });
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toMatch(/^application\/liquid/);
+    expect(page.text).toContain('action="/apps/referrals/join"');
+    expect(page.text).toContain('value="{{ customer.email | escape }}"');
+    expect(page.text).toContain('value="{{ customer.first_name | escape }}"');
+    expect(page.text).toMatch(/<input type="checkbox" name="consent" value="yes" required>/);
+    expect(formTokenOf(page.text)).not.toBe('');
+  });
+
+  it('joins a signed-in customer (advocate, consent, welcome email, mapping) and then shows their own code, link and figures', async () => {
+    const customer = customerId();
+    const email = `shopper-${randomBytes(4).toString('hex')}@example.com`;
+    const form = await proxyGet({ shop, customerId: customer });
+    const joined = await proxyJoin({ shop, customerId: customer }, { form_token: formTokenOf(form.text), email, first_name: 'Ada', consent: 'yes' });
+    expect(joined.status).toBe(200);
+    expect(joined.headers['content-type']).toMatch(/^application\/liquid/);
+
+    const db = context.app.db;
+    const advocate = await db('advocates').where({ brand_id: brandId, email_normalized: email }).first();
+    expect(advocate.first_name).toBe('Ada');
+    expect(advocate.consent_at).not.toBeNull();
+    expect(await db('mail_messages').where({ brand_id: brandId, template: 'advocate_welcome', advocate_id: advocate.advocate_id })).toHaveLength(1);
+    const mapping = await db('shopify_storefront_customers').where({ brand_id: brandId, shop_domain: shop, customer_id: customer });
+    expect(mapping.map((row) => Number(row.advocate_id))).toEqual([Number(advocate.advocate_id)]);
+    const code: string = (await db('referral_codes').where({ brand_id: brandId, advocate_id: advocate.advocate_id }).first()).code;
+    expect(joined.text).toContain(`<strong id="referrals-code">${code}</strong>`);
+
+    // A friend's order credited to them, and a reward of each status: the page shows their own.
+    const conversion = await db('conversions')
+      .insert({ brand_id: brandId, advocate_id: advocate.advocate_id, order_id: `proxy-${customer}`, email: 'friend@example.com', email_normalized: 'friend@example.com', order_value: '80.00', type: 'referral' })
+      .returning('conversion_id');
+    const conversionId = Number(conversion[0].conversion_id);
+    const others = await db('conversions')
+      .insert([2, 3].map((n) => ({ brand_id: brandId, advocate_id: advocate.advocate_id, order_id: `proxy-${customer}-${n}`, email: `friend${n}@example.com`, email_normalized: `friend${n}@example.com`, order_value: '50.00', type: 'advocate' })))
+      .returning('conversion_id');
+    await db('rewards').insert([
+      { brand_id: brandId, conversion_id: conversionId, advocate_id: advocate.advocate_id, amount: '10.00', status: 'pending', hold_until: new Date(Date.now() + 86_400_000) },
+      { brand_id: brandId, conversion_id: Number(others[0].conversion_id), advocate_id: advocate.advocate_id, amount: '7.50', status: 'approved', hold_until: new Date(), paid_amount: '2.50' },
+      { brand_id: brandId, conversion_id: Number(others[1].conversion_id), advocate_id: advocate.advocate_id, amount: '4.00', status: 'voided', hold_until: new Date() },
+    ]);
+
+    const page = await proxyGet({ shop, customerId: customer });
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`<strong id="referrals-code">${code}</strong>`);
+    expect(page.text).toContain(`href="https://${shop}/discount/${code}?redirect=%2F%3Fref%3D${code}"`);
+    expect(page.text).toContain('<dd id="referrals-friends">1</dd>');
+    expect(page.text).toContain('<dd id="referrals-held">10.00 USD</dd>');
+    expect(page.text).toContain('<dd id="referrals-approved">5.00 USD</dd>');
+    expect(page.text).toContain('<dd id="referrals-paid">2.50 USD</dd>');
+    expect(page.text).not.toContain('<form');
+
+    // Another signed-in customer sees a join form, never these figures.
+    const stranger = await proxyGet({ shop, customerId: customerId() });
+    expect(stranger.text).not.toContain(code);
+    expect(stranger.text).toContain('id="referrals-join"');
+  });
+
+  it('never maps a customer to an address that had joined before: its code and link, no figures', async () => {
+    const email = `earlier-${randomBytes(4).toString('hex')}@example.com`;
+    const first = customerId();
+    const form = await proxyGet({ shop, customerId: first });
+    await proxyJoin({ shop, customerId: first }, { form_token: formTokenOf(form.text), email, first_name: 'Grace', consent: 'yes' });
+
+    const intruder = customerId();
+    const intruderForm = await proxyGet({ shop, customerId: intruder });
+    const again = await proxyJoin({ shop, customerId: intruder }, { form_token: formTokenOf(intruderForm.text), email, first_name: 'Mallory', consent: 'yes' });
+    expect(again.status).toBe(200);
+    expect(again.text).toContain('id="referrals-already-joined"');
+    expect(again.text).not.toContain('referrals-figures');
+    expect(await context.app.db('shopify_storefront_customers').where({ brand_id: brandId, customer_id: intruder })).toHaveLength(0);
+  });
+
+  it('writes an advocate\'s own name as text, never as Liquid', async () => {
+    const customer = customerId();
+    const form = await proxyGet({ shop, customerId: customer });
+    const email = `liquid-${randomBytes(4).toString('hex')}@example.com`;
+    const joined = await proxyJoin({ shop, customerId: customer }, { form_token: formTokenOf(form.text), email, first_name: '{{ customer.email }}<b>', consent: 'yes' });
+    expect(joined.status).toBe(200);
+    expect(joined.text).toContain('Welcome, &#123;&#123; customer.email &#125;&#125;&#60;b&#62;.');
+    expect(joined.text).not.toContain('{{ customer.email }}');
+  });
+
+  it('refuses (401, nothing shown) a request whose parameter was changed after Shopify signed it', async () => {
+    const params = proxyParams({ shop, customerId: customerId() });
+    const tampered = params.map(([name, value]): [string, string] => (name === 'logged_in_customer_id' ? [name, '1'] : [name, value]));
+    const page = await context.app.http.get(`/shopify/proxy?${queryOf(tampered)}`);
+    expect(page.status).toBe(401);
+    expect(page.text).not.toContain('referrals-page');
+    // The same request as signed is accepted: only the change made it fail.
+    expect((await context.app.http.get(`/shopify/proxy?${queryOf(params)}`)).status).toBe(200);
+  });
+
+  it('refuses (401) a request with no signature, signed with another secret, or with an extra parameter', async () => {
+    const unsigned = proxyParams({ shop }).filter(([name]) => name !== 'signature');
+    expect((await context.app.http.get(`/shopify/proxy?${queryOf(unsigned)}`)).status).toBe(401);
+    expect((await proxyGet({ shop, secret: 'another-apps-secret' })).status).toBe(401);
+    const added = [...proxyParams({ shop }), ['logged_in_customer_id', '42'] as [string, string]];
+    expect((await context.app.http.get(`/shopify/proxy?${queryOf(added)}`)).status).toBe(401);
+    // Repeated parameters are signed joined by commas, as Shopify does.
+    expect((await proxyGet({ shop, extra: [['extra', '1'], ['extra', '2']] })).status).toBe(200);
+  });
+
+  it('refuses a join with no signed-in customer (401), without its form token (403), and a malformed email (400 naming the field)', async () => {
+    const anonymous = await proxyJoin({ shop }, { email: 'a@example.com', first_name: 'A', consent: 'yes' });
+    expect(anonymous.status).toBe(401);
+    const customer = customerId();
+    const forged = await proxyJoin({ shop, customerId: customer }, { email: 'forged@example.com', first_name: 'F', consent: 'yes' });
+    expect(forged.status).toBe(403);
+    const form = await proxyGet({ shop, customerId: customer });
+    const malformed = await proxyJoin({ shop, customerId: customer }, { form_token: formTokenOf(form.text), email: 'not-an-email', first_name: 'B', consent: 'yes' });
+    expect(malformed.status).toBe(400);
+    expect(malformed.headers['content-type']).toMatch(/^application\/liquid/);
+    expect(malformed.text).toMatch(/id="referrals-error">email must be an email address/);
+    const noConsent = await proxyJoin({ shop, customerId: customer }, { form_token: formTokenOf(form.text), email: 'b@example.com', first_name: 'B' });
+    expect(noConsent.status).toBe(400);
+    expect(noConsent.text).toContain('consent must be ticked');
+    expect(await context.app.db('advocates').where({ brand_id: brandId }).whereIn('email_normalized', ['forged@example.com', 'not-an-email', 'b@example.com'])).toHaveLength(0);
+  });
+
+  it('answers 404 for a shop with no active brand, even when signed', async () => {
+    expect((await proxyGet({ shop: uniqueShop() })).status).toBe(404);
+    const other = await installApp(context.app, context.fake);
+    await updateBrand(context.app.db, other.brandId, { status: 'uninstalled' });
+    expect((await proxyGet({ shop: other.shop })).status).toBe(404);
+  });
+});
