@@ -13,7 +13,7 @@ import { visitRequestSchema } from './schemas/visit-request';
 import { deliveryQuerySchema, webhookEndpointRequestSchema } from './schemas/webhook-endpoint-request';
 import { mailListQuerySchema, templatePatchSchema, templateTextSchema } from './schemas/mail-request';
 import { MAIL_TEMPLATES } from '../core/mail/mail-templates';
-import { addCodeSchema, createAdvocateSchema, joinAdvocateSchema, listAdvocatesQuerySchema, updateAdvocateSchema } from './schemas/advocate-request';
+import { addCodeSchema, advocateByEmailQuerySchema, createAdvocateSchema, joinAdvocateSchema, listAdvocatesQuerySchema, updateAdvocateSchema } from './schemas/advocate-request';
 import { brandPatchSchema, createApiKeySchema, markPaidSchema, payoutsQuerySchema } from './schemas/program-request';
 
 /** The request body as JSON Schema, derived from the zod schema that parses it (never hand-written). */
@@ -136,6 +136,13 @@ function programPaths() {
         'A shopper joins from the store, with the publishable key (pk_…, from the brand\'s allowed_origins; CORS) or the secret key: 201 with first_name, referral_code and share_link, the welcome email queued; 200 with the same for an address that already joined (never their figures); 409 for a deactivated advocate; 20 an hour per IP (RATE_LIMIT_JOIN)',
         body(joinAdvocateSchema),
         { '201': envelope, '200': envelope },
+      ),
+    },
+    '/api/v1/advocates/by-email': {
+      get: operation(
+        'One advocate found by email (any case), with their figures: the advocate (codes, share_link, status), friends_referred (their referral conversions, refunded ones left out) and rewards {currency, held, approved, paid} — for a platform backend showing its logged-in customer their own page; 404 when the address never joined (all plans)',
+        { '200': envelope },
+        parameters(advocateByEmailQuerySchema, 'query'),
       ),
     },
     '/api/v1/advocates/{id}': {

@@ -53,8 +53,14 @@ export async function shopStatus(db: Executor, brandId: string, live?: () => Pro
     };
   });
   const actions = subscriptions.filter((row) => row.action).map((row) => `${row.topic}: ${row.error ?? 'missing'} → ${row.action}`);
-  if (link.status === 'installed' && link.scopes !== null && !link.scopes.split(',').map((scope) => scope.trim()).includes('write_discounts')) {
-    actions.push("The app lacks the write_discounts scope, so referral codes cannot be made Shopify discount codes: open the app from the shop's admin to approve the new scope (or reinstall it); `referrals shopify codes --brand ID` shows the sync.");
+  const granted = (link.scopes ?? '').split(',').map((scope) => scope.trim());
+  if (link.status === 'installed' && link.scopes !== null) {
+    if (!granted.includes('write_discounts')) {
+      actions.push("The app lacks the write_discounts scope, so referral codes cannot be made Shopify discount codes: open the app from the shop's admin to approve the new scope (or reinstall it); `referrals shopify codes --brand ID` shows the sync.");
+    }
+    if (!granted.includes('write_app_proxy')) {
+      actions.push("The app lacks the write_app_proxy scope, so the store's referral page (/apps/referrals) is not served: open the app from the shop's admin to approve the new scope (or reinstall it).");
+    }
   }
   if (link.status === 'uninstalled') actions.unshift('The app was uninstalled: install it again (or `referrals shopify connect`) to resume.');
   if (link.app_kind === 'custom' && subscriptions.length === 0) {

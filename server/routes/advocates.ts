@@ -9,7 +9,10 @@ import type { AppContext, AppState, Ctx, Middleware } from '../app-context';
 import { answer } from './answer';
 import { actorOf } from './program-settings';
 import { parseJsonObject } from '../middleware/json-body';
-import { addCodeSchema, createAdvocateSchema, joinAdvocateSchema, listAdvocatesQuerySchema, updateAdvocateSchema } from '../schemas/advocate-request';
+import { advocateByEmailWithFigures } from '../../core/advocates/advocate-figures';
+import { FEATURE_PLANS } from '../../core/brands/plan-features';
+import { requirePlan } from '../middleware/require-plan';
+import { addCodeSchema, advocateByEmailQuerySchema, createAdvocateSchema, joinAdvocateSchema, listAdvocatesQuerySchema, updateAdvocateSchema } from '../schemas/advocate-request';
 import { advocatePathSchema } from '../schemas/reward-request';
 
 const idOf = (ctx: Ctx) => advocatePathSchema.parse((ctx as Ctx & { params: Record<string, string> }).params).id;
@@ -27,6 +30,16 @@ const list: Middleware = async (ctx) => {
   const query = listAdvocatesQuerySchema.parse(ctx.query);
   const page = await listAdvocatePage(ctx.app.context.deps.db, ctx.state.brand!, { ...query, limit: query.limit ?? 50 });
   ctx.body = { success: true, data: page.advocates, has_more: page.has_more, next_cursor: page.next_cursor };
+};
+
+/**
+ * GET /advocates/by-email?email=: one advocate with their figures (friends referred, rewards held,
+ * approved and paid), found by email — for a platform's backend showing its logged-in customer
+ * their own page (the Medusa plugin's GET /store/referrals/me). 404 when the address never joined.
+ */
+const byEmail: Middleware = async (ctx) => {
+  const { email } = advocateByEmailQuerySchema.parse(ctx.query);
+  answer(ctx, await advocateByEmailWithFigures(ctx.app.context.deps.db, ctx.state.brand!, email));
 };
 
 const show: Middleware = async (ctx) => {
@@ -76,6 +89,8 @@ export const joinRoute: Middleware = async (ctx) => {
 export function advocateRoutes(router: Router<AppState, AppContext>, ...guard: Middleware[]): void {
   router.post('/advocates', ...guard, create);
   router.get('/advocates', ...guard, list);
+  // Before /advocates/:id, which would take "by-email" for an id. Its figures are the rewards endpoints' (plan gate).
+  router.get('/advocates/by-email', ...guard, requirePlan(...FEATURE_PLANS.rewards), byEmail);
   router.get('/advocates/:id', ...guard, show);
   router.patch('/advocates/:id', ...guard, patch);
   router.post('/advocates/:id/codes', ...guard, addCode);

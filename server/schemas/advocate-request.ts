@@ -39,6 +39,9 @@ export const listAdvocatesQuerySchema = z.object({
     .optional(),
 });
 
+/** GET /api/v1/advocates/by-email?email=: one advocate, found by the address a platform knows its logged-in customer by. */
+export const advocateByEmailQuerySchema = z.object({ email: mailbox() });
+
 /** POST /api/v1/advocates/join: a shopper joins from the store (publishable or secret key). */
 export const joinAdvocateSchema = z.object({
   email: mailbox(),

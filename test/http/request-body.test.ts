@@ -59,6 +59,7 @@ describe('GET /api/v1/openapi.json', () => {
     expect(response.status).toBe(200);
     expect(Object.keys(response.body.paths).sort()).toEqual([
       '/api/v1/advocates',
+      '/api/v1/advocates/by-email',
       '/api/v1/advocates/join',
       '/api/v1/advocates/{id}',
       '/api/v1/advocates/{id}/balance',

@@ -123,7 +123,9 @@ describe('app/uninstalled and the privacy topics', () => {
 
   it('customers/data_request and customers/redact find an email-less order by the Shopify customer id, with the webhook bodies about it', async () => {
     const installed = await installApp(context.app, context.fake, undefined, 'premier');
-    await givenAdvocate(context.app.db, installed.brandId, { code: 'TENOFF' });
+    const tenoff = await givenAdvocate(context.app.db, installed.brandId, { code: 'TENOFF' });
+    // John (customer 191167) had joined on the store's referral page: the app proxy linked his id to an advocate.
+    await context.app.db('shopify_storefront_customers').insert({ brand_id: installed.brandId, shop_domain: installed.shop, customer_id: '191167', advocate_id: tenoff.advocateId });
     // John (customer 191167 in the privacy samples) paid order 555001 without an email; the samples do not name it.
     const emailless = (orderId: number, customerId: number, phone: string) =>
       variant(ORDER_WITH_TENOFF, (order) => {
@@ -150,7 +152,8 @@ describe('app/uninstalled and the privacy topics', () => {
     await sendWebhook(context.app, CUSTOMERS_REDACT, { topic: 'customers/redact', shop: installed.shop, webhookId: 'redact-emailless' });
     await processInbox(context.app.db, { brandId: installed.brandId });
     // Emptied: the order's and the refund's bodies, and the two requests naming John's email.
-    expect(await inboxRow(context.app.db, installed.brandId, 'redact-emailless')).toMatchObject({ outcome: 'customer_redacted', result: { conversions: 1, deliveries: 4, data_requests: 1 } });
+    expect(await inboxRow(context.app.db, installed.brandId, 'redact-emailless')).toMatchObject({ outcome: 'customer_redacted', result: { conversions: 1, deliveries: 4, data_requests: 1, storefront_links: 1 } });
+    expect(await context.app.db('shopify_storefront_customers').where({ brand_id: installed.brandId })).toHaveLength(0);
     const john = await context.app.db('conversions').where({ brand_id: installed.brandId, order_id: '555001' }).first();
     expect(john).toMatchObject({ order_value: '598.94', customer_name: null });
     expect(john.metadata.customer).toBeUndefined();

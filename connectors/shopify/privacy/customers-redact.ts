@@ -17,5 +17,9 @@ export const handleCustomersRedact: TopicHandler = async (trx, brand, _delivery,
   const redacted = await redactCustomer(trx, brand.brand_id, subject);
   const deliveries = await subjectDeliveries(trx, brand.brand_id, subject).update({ body: '{"redacted":true}', result: null });
   const dataRequests = await deleteSubjectDataRequests(trx, brand.brand_id, subject);
-  return { outcome: 'customer_redacted', result: { ...redacted, deliveries, data_requests: dataRequests } };
+  // Who the customer became on the store's referral page (the app proxy): the link to their id goes.
+  const storefrontLinks = (subject.customer_ids ?? []).length
+    ? (await trx('shopify_storefront_customers').where({ brand_id: brand.brand_id }).whereIn('customer_id', subject.customer_ids!).delete().returning('customer_id')).length
+    : 0;
+  return { outcome: 'customer_redacted', result: { ...redacted, deliveries, data_requests: dataRequests, storefront_links: storefrontLinks } };
 };
