@@ -25,6 +25,8 @@ export class FakeMedusaContainer {
   readonly orders = new Map<string, OrderState>();
   /** The store's currencies (Store module), as `query.graph({ entity: 'store' })` reads them: EUR by default. */
   storeCurrencies: Array<{ currency_code: string; is_default: boolean }> = [{ currency_code: 'eur', is_default: true }];
+  /** Customers (Customer module), as `query.graph({ entity: 'customer', filters: { id } })` reads them. */
+  readonly customers = new Map<string, { id: string; email: string; first_name: string | null; last_name: string | null; has_account: boolean }>();
   readonly queries: GraphQuery[] = [];
   readonly logs: Array<{ level: 'info' | 'warn' | 'error'; message: string }> = [];
 
@@ -64,6 +66,10 @@ export class FakeMedusaContainer {
     }
     if (query.entity === 'store') {
       return [{ id: 'store_01', name: 'Medusa Store', supported_currencies: this.storeCurrencies.map((currency, index) => ({ id: `stocur_${index}`, ...currency })) }];
+    }
+    if (query.entity === 'customer') {
+      const customer = typeof id === 'string' ? this.customers.get(id) : undefined;
+      return customer ? [customer] : [];
     }
     if (query.entity === 'payment') {
       const order = [...this.orders.values()].find((state) => paymentIdOf(state.id) === id);

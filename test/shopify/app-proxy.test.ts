@@ -1,6 +1,10 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { updateBrand } from '../../core/brands/brand';
-import { SHOPIFY_API_SECRET, installApp, setUpShopifyTests, uniqueShop } from './shopify-test-kit';
+import { processInbox } from '../../connectors/shopify/process-inbox';
+import { createApiKey } from '../../core/brands/api-keys';
+import { givenAdvocate } from '../helpers/fixtures';
+import { TEST_SECRET } from '../helpers/test-app';
+import { SHOPIFY_API_SECRET, fixtureText, inboxRow, installApp, sendWebhook, setUpShopifyTests, uniqueShop, variant } from './shopify-test-kit';
 
 const context = setUpShopifyTests();
 
@@ -199,5 +203,45 @@ describe('the Shopify app proxy page (/apps/referrals → /shopify/proxy)', () =
     const other = await installApp(context.app, context.fake);
     await updateBrand(context.app.db, other.brandId, { status: 'uninstalled' });
     expect((await proxyGet({ shop: other.shop })).status).toBe(404);
+  });
+});
+
+describe("the issue's walk on the fake Shopify: a landing, a join on the store's page, a friend's order", () => {
+  it('records the landing visit, joins the customer from the proxy page with their code and link by email, and credits them for a friend\'s paid order with that code', async () => {
+    const { shop, brandId } = await installApp(context.app, context.fake, uniqueShop(), 'premier');
+    const store = `https://${shop}`;
+    await updateBrand(context.app.db, brandId, { allowed_origins: [store], reward_type: 'fixed', reward_value: 5, reward_hold_days: 0 });
+    const pk = await createApiKey(context.app.db, brandId, TEST_SECRET, 'theme', 'publishable');
+    // A shopper lands from an existing advocate's share link: referrals.js records the visit with the publishable key.
+    const referrer = await givenAdvocate(context.app.db, brandId, { first_name: 'Ann' });
+    const landed = await context.app.http.post('/api/v1/track/visit').set({ 'X-API-Key': pk.api_key, 'X-Brand-ID': brandId, Origin: store }).send({ referral_code: referrer.code });
+    expect(landed.status).toBe(200);
+    expect(landed.headers['access-control-allow-origin']).toBe(store);
+
+    // Signed in to the store, they join on its referral page (the app proxy).
+    const customer = customerId();
+    const page = await proxyGet({ shop, customerId: customer });
+    const joined = await proxyJoin({ shop, customerId: customer }, { email: `cara-${customer}@example.com`, first_name: 'Cara', consent: 'yes', form_token: formTokenOf(page.text) });
+    expect(joined.status).toBe(200);
+    const advocate = await context.app.db('advocates').where({ brand_id: brandId, email_normalized: `cara-${customer}@example.com` }).first();
+    const code: string = (await context.app.db('referral_codes').where({ brand_id: brandId, advocate_id: advocate.advocate_id }).first()).code;
+    expect(joined.text).toContain(code);
+    // Their code and link go out by email (the welcome email, with Shopify's discount link).
+    expect(await context.app.db('mail_messages').where({ brand_id: brandId, template: 'advocate_welcome', advocate_id: advocate.advocate_id })).toHaveLength(1);
+
+    // A friend pays an order with that code: the advocate is credited.
+    const order = variant(fixtureText('order-with-discount-code.shopify-api-fixture.json'), (payload) => {
+      payload.id = 7_700_000 + Number(customer.slice(-5));
+      payload.email = `friend-${customer}@example.com`;
+      payload.discount_codes = [{ code, amount: '10.00', type: 'fixed_amount' }];
+    });
+    await sendWebhook(context.app, order, { topic: 'orders/paid', shop, webhookId: `friend-order-${customer}` });
+    await processInbox(context.app.db, { brandId });
+    expect(await inboxRow(context.app.db, brandId, `friend-order-${customer}`)).toMatchObject({ outcome: 'conversion_recorded' });
+    const figures = await proxyGet({ shop, customerId: customer });
+    expect(figures.text).toMatch(/Friends referred[^0-9]*1/);
+    const reward = await context.app.db('rewards').where({ brand_id: brandId, advocate_id: advocate.advocate_id }).first();
+    expect(reward).toMatchObject({ status: 'approved' });
+    expect(Number(reward.amount)).toBe(5);
   });
 });
