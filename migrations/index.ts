@@ -24,6 +24,7 @@ import * as shopifyDiscounts from './20261213_0022_shopify_discounts';
 import * as advocatesUpdatedAt from './20261214_0023_advocates_updated_at';
 import * as storefront from './20261215_0024_storefront';
 import * as shopifyStorefront from './20261216_0025_shopify_storefront';
+import * as autoEnroll from './20261217_0026_auto_enroll';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -58,4 +59,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['20261214_0023_advocates_updated_at', advocatesUpdatedAt],
   ['20261215_0024_storefront', storefront],
   ['20261216_0025_shopify_storefront', shopifyStorefront],
+  ['20261217_0026_auto_enroll', autoEnroll],
 ];

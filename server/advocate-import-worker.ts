@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { processImportChunk } from '../core/advocates/advocate-imports';
+import { processEnrollments } from '../core/advocates/auto-enroll';
 import { type PollingWorker, startPollingWorker } from '../core/jobs/polling-worker';
 
 /** Rows one transaction creates: a chunk commits with the import's progress, the unit a crash can lose. */
@@ -14,7 +15,10 @@ export const IMPORT_CHUNK_ROWS = 1000;
  */
 export function startImportWorker(options: { db: Knex; logger: Logger; brandId?: string; intervalMs?: number }): PollingWorker {
   return startPollingWorker({
-    pass: () => processImportChunk(options.db, { chunkSize: IMPORT_CHUNK_ROWS, brandId: options.brandId }),
+    // Imports, and the enrolments paid orders asked for (auto_enroll_customers): both create advocates in chunks.
+    pass: async () =>
+      (await processImportChunk(options.db, { chunkSize: IMPORT_CHUNK_ROWS, brandId: options.brandId })) +
+      (await processEnrollments(options.db, { limit: IMPORT_CHUNK_ROWS, brandId: options.brandId })),
     intervalMs: options.intervalMs ?? 1000,
     onError: (error) => options.logger.error({ err: error }, 'advocate import: a chunk failed; it is tried again'),
     restAfterMs: (passMs) => Math.min(passMs / 2, 100),

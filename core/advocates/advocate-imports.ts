@@ -125,7 +125,7 @@ export async function listImports(db: Executor, brandId: string, limit: number):
 }
 
 /** One chunk's rows: the ones refused (their email or code already taken), and the advocates created. */
-async function createChunk(trx: Knex.Transaction, brandId: string, rows: ImportRow[], sendWelcome: boolean): Promise<{ created: number; refused: ImportRefusal[] }> {
+export async function createChunk(trx: Knex.Transaction, brandId: string, rows: ImportRow[], sendWelcome: boolean): Promise<{ created: number; refused: ImportRefusal[] }> {
   const refused: ImportRefusal[] = [];
   const emails = rows.map((row) => normalizeEmail(row.email));
   const codes = rows.flatMap((row) => (row.code ? [normalizeCode(row.code)] : []));

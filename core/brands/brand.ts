@@ -87,6 +87,8 @@ export const brandSettingsSchema = z.object({
   reengagement_days: z.number().int().positive().max(3650),
   /** The storefront origins whose pages may call the service with the brand's publishable key (CORS); docs/storefront.md. */
   allowed_origins: z.array(origin).max(20, { error: 'at most 20 origins' }),
+  /** Every paying customer becomes an advocate (with the welcome email) after their first paid order; off by default. */
+  auto_enroll_customers: z.boolean(),
 });
 export type BrandSettings = z.infer<typeof brandSettingsSchema>;
 
@@ -142,6 +144,7 @@ interface BrandRow {
   email_reengagement: boolean;
   reengagement_days: number;
   allowed_origins: string[];
+  auto_enroll_customers: boolean;
   created_at: Date;
 }
 
@@ -184,6 +187,7 @@ function toBrand(row: BrandRow): Brand {
     email_reengagement: row.email_reengagement,
     reengagement_days: row.reengagement_days,
     allowed_origins: row.allowed_origins ?? [],
+    auto_enroll_customers: row.auto_enroll_customers,
     created_at: new Date(row.created_at).toISOString(),
   };
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { askEnrollment } from '../advocates/auto-enroll';
 import { normalizeEmail } from '../advocates/normalize';
 import type { Brand } from '../brands/brand';
 import { assertBrandActive } from '../brands/brand-status';
@@ -106,6 +107,8 @@ async function decidePaidOrder(trx: Knex.Transaction, { brand, order }: PaidOrde
   if (existing) return answerRepeat(trx, batch, brand, existing, input, rewardOptions);
   // Checked before anything is written: a bad amount or currency is the caller's 4xx (a repeat is answered as before).
   const money = conversionMoney(brand, input);
+  // Every paying customer an advocate, where the brand asks for it (a row in this transaction; nothing for other brands).
+  await askEnrollment(trx, brand, input);
 
   const referrer = await findReferrer(trx, batch, brand, input, order);
   if (!referrer) return { result: { attributed: false }, claim_id: null };

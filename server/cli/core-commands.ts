@@ -53,6 +53,7 @@ function programEmailFlags(flags: Parameters<Command['run']>[0]) {
     email_reengagement: yesNoFlag(flags, 'email-reengagement'),
     reengagement_days: reengagementDays,
     allowed_origins: allowedOriginsFlag(flags),
+    auto_enroll_customers: yesNoFlag(flags, 'auto-enroll-customers'),
   };
 }
 
@@ -176,7 +177,7 @@ export const coreCommands: Record<string, Command> = {
       '[--fraud-max-per-advocate-hour N] [--fraud-max-per-ip-day N] [--fraud-ip-window-days N] ' +
       `[--language ${LANGUAGES.join('|')}] [--sender-name NAME|none] [--store-url https://…|none] ` +
       '[--email-advocate-welcome yes|no] [--email-reward-earned yes|no] [--email-reward-approved yes|no] [--email-reward-paid yes|no] ' +
-      '[--email-friend-offer yes|no] [--email-reengagement yes|no] [--reengagement-days N] [--allowed-origins https://…,…|none] [--json]',
+      '[--email-friend-offer yes|no] [--email-reengagement yes|no] [--reengagement-days N] [--allowed-origins https://…,…|none] [--auto-enroll-customers yes|no] [--json]',
     (flags) => {
       const brandId = brandFlag(flags);
       const plan = choiceFlag(flags, 'plan', PLANS);

@@ -74,6 +74,7 @@ export const SETTING_SECTIONS: Array<{ title: string; fields: SettingField[] }> 
     title: 'Storefront',
     fields: [
       { name: 'allowed_origins', label: 'Storefront origins (one per line)', kind: 'list', hint: 'Pages on these origins may load referrals.js with your publishable key, like https://shop.example.com.' },
+      { name: 'auto_enroll_customers', label: 'Make every paying customer an advocate (with the welcome email)', kind: 'boolean' },
     ],
   },
 ];

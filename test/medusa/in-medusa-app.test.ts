@@ -186,6 +186,39 @@ describe('the plugin inside a real Medusa 2.21 store', () => {
     expect(await medusa.api.cartWithCode(`late-${email}`, code, 2)).toMatchObject({ discountTotal: 0 });
   }, 120_000);
 
+  it("lets a logged-in customer join from the storefront (POST /store/referrals/join) and see their code and figures (GET /store/referrals/me); a friend's order with the code credits them", async () => {
+    const email = `mia-${Date.now()}@example.com`;
+    const token = await medusa.api.registerCustomer(email, 'mia-secret-123', 'Mia');
+
+    // Medusa's own customer authentication: no token, no figures.
+    expect((await medusa.api.referrals('GET', 'me', null)).status).toBe(401);
+    expect((await medusa.api.referrals('POST', 'join', null, { consent: true })).status).toBe(401);
+    const notYet = await medusa.api.referrals('GET', 'me', token);
+    expect([notYet.status, notYet.body.message]).toEqual([404, expect.stringMatching(/not joined the referral program/)]);
+    expect((await medusa.api.referrals('POST', 'join', token, { consent: false })).status).toBe(400);
+
+    // The email and first name are the customer's own in Medusa, whatever the body says.
+    const joined = await medusa.api.referrals('POST', 'join', token, { consent: true, email: 'someone-else@example.com' });
+    expect(joined).toEqual({ status: 201, body: { joined: true, referral_code: expect.stringMatching(/^MIA/), share_link: expect.stringMatching(/^https:\/\/shop\.example\.com\/\?ref=MIA/) } });
+    const code: string = joined.body.referral_code;
+    expect(await service.db('advocates').where({ brand_id: brand.brandId, email_normalized: email }).first()).toMatchObject({ first_name: 'Mia', consent_at: expect.any(Date) });
+    expect((await medusa.api.referrals('POST', 'join', token, { consent: true })).body).toEqual({ ...joined.body, joined: false });
+    expect((await medusa.api.referrals('GET', 'me', token)).body).toEqual({
+      referral_code: code,
+      share_link: joined.body.share_link,
+      status: 'active',
+      friends_referred: 0,
+      rewards: { currency: 'EUR', held: 0, approved: 0, paid: 0 },
+    });
+
+    // A friend orders with the code (a promotion once the plugin's sync ran) and pays: Mia's page shows it.
+    await medusa.api.syncReferralPromotions();
+    const order = await medusa.api.placeOrder(`friend-of-mia-${Date.now()}@example.com`, code);
+    await medusa.api.capture(order);
+    await expectConversion(order, { status: 'completed', referrer_reward_paid: '20.00', referral_code: code });
+    expect((await medusa.api.referrals('GET', 'me', token)).body).toMatchObject({ friends_referred: 1, rewards: { held: 0, approved: 20, paid: 0 } });
+  }, 120_000);
+
   it('records a referral order once its payment is captured: 200.00 paid, reward 20.00, the claim converted', async () => {
     const { order, advocateId, code } = await givenReferralOrder();
     await expectAllDelivered(order, 1); // order.placed: authorized only, paid_total 0

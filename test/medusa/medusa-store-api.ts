@@ -188,6 +188,31 @@ export class MedusaStoreApi {
     return { status: response.status, body: text ? JSON.parse(text) : {} };
   }
 
+  /**
+   * A shopper registers an account as Medusa's storefront does (emailpass: register, create the
+   * customer with the registration token, log in) and gets the customer's bearer token.
+   */
+  async registerCustomer(email: string, password: string, firstName: string): Promise<string> {
+    const { token: registration } = await this.call('POST', '/auth/customer/emailpass/register', { email, password });
+    await this.call('POST', '/store/customers', { email, first_name: firstName, last_name: 'Shopper' }, { authorization: `Bearer ${registration}`, 'x-publishable-api-key': this.catalog!.publishableKey });
+    return (await this.call('POST', '/auth/customer/emailpass', { email, password })).token;
+  }
+
+  /** The plugin's store routes (/store/referrals/…) with the publishable key and, when given, the customer's bearer token: status and body. */
+  async referrals(method: 'GET' | 'POST', path: 'join' | 'me', customerToken: string | null, body?: Json): Promise<{ status: number; body: Json }> {
+    const response = await fetch(`${this.baseUrl}/store/referrals/${path}`, {
+      method,
+      headers: {
+        'content-type': 'application/json',
+        'x-publishable-api-key': this.catalog!.publishableKey,
+        ...(customerToken ? { authorization: `Bearer ${customerToken}` } : {}),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : {} };
+  }
+
   /** The order as the admin API shows it: total, and what was paid and refunded. */
   async orderTotals(order: PlacedOrder): Promise<Json> {
     return (await this.admin('GET', `/admin/orders/${order.orderId}?fields=id,total,status,summary`)).order;

@@ -51,7 +51,7 @@ describe('the Medusa plugin build', () => {
     expect(require(path.join(built, 'jobs/sync-referral-promotions.js')).config).toMatchObject({ name: 'referrals-sync-promotions', schedule: { interval: 60_000 } });
   });
 
-  it('serves its admin routes where Medusa’s file-based router puts them, behind Medusa’s admin authentication', async () => {
+  it('serves its admin and store routes where Medusa’s file-based router puts them, the admin ones behind Medusa’s admin authentication', async () => {
     // Medusa's own route scanner (not a public export): [id] folders become :id, and /admin routes are authenticated unless they opt out.
     const { RoutesLoader } = require(path.join(path.dirname(require.resolve('@medusajs/framework/http')), 'routes-loader'));
     const loader = new RoutesLoader();
@@ -64,8 +64,25 @@ describe('the Medusa plugin build', () => {
     ]);
     expect(routes.sort()).toEqual([
       ['GET', '/admin/referral-deliveries', false, true],
+      ['GET', '/store/referrals/me', false, false],
       ['POST', '/admin/referral-deliveries/:id/retry', false, true],
       ['POST', '/admin/referral-promotions/sync', false, true],
+      ['POST', '/store/referrals/join', false, false],
+    ]);
+  });
+
+  it('authenticates its store routes as the logged-in customer (session or bearer), in the api/middlewares.js Medusa reads', () => {
+    // @medusajs/framework/http needs ioredis at load time (the Medusa app has it, this repository not): what the file asks of it is recorded instead.
+    let middlewares: { routes: Array<{ matcher: string; middlewares: unknown[] }> } | undefined;
+    jest.isolateModules(() => {
+      jest.doMock('@medusajs/framework/http', () => ({
+        authenticate: (actorType: string, authTypes: string[], options?: object) => ({ authenticate: [actorType, authTypes, options] }),
+        defineMiddlewares: (config: unknown) => config,
+      }));
+      middlewares = require(path.join(pluginDir, '.medusa/server/src/api/middlewares.js')).default;
+    });
+    expect(middlewares!.routes.map((route) => [route.matcher, route.middlewares])).toEqual([
+      ['/store/referrals*', [{ authenticate: ['customer', ['session', 'bearer'], undefined] }]],
     ]);
   });
 
