@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { isPublishableKey } from '../core/brands/api-keys';
 import { FEATURE_PLANS } from '../core/brands/plan-features';
 import type { AppContext, AppState } from './app-context';
 import { authenticateApiKey } from './middleware/authenticate-api-key';
@@ -30,7 +31,9 @@ export function apiRoutes(): Router<AppState, AppContext> {
   router.options('/track/visit', acceptPublishableKey);
   router.post('/track/visit', acceptPublishableKey, rateLimit('visit'), readRawBody, authenticateApiKey, requirePlan(...FEATURE_PLANS.visits), trackVisit);
   router.options('/advocates/join', acceptPublishableKey);
-  router.post('/advocates/join', acceptPublishableKey, rateLimit('join'), readRawBody, authenticateApiKey, allPlans, joinRoute);
+  // Per-IP limit for pages (the publishable key); a store's backend joining its customers with the secret key all comes from one address.
+  const joinsFromPages = rateLimit('join');
+  router.post('/advocates/join', acceptPublishableKey, (ctx, next) => (isPublishableKey(ctx.get('x-api-key')) ? joinsFromPages(ctx, next) : next()), readRawBody, authenticateApiKey, allPlans, joinRoute);
   router.post('/track/claim', rateLimit('claim'), readRawBody, authenticateApiKey, requirePlan(...FEATURE_PLANS.claims), trackClaim);
   router.post('/track/check-eligibility', rateLimit('eligibility'), readRawBody, authenticateApiKey, allPlans, checkEligibilityRoute);
   router.post('/convert', rateLimit('convert'), readRawBody, verifyAlSignature, convert);
