@@ -131,7 +131,7 @@ async function customerPage(ctx: Ctx, request: ProxyRequest, customer: Storefron
     referral_code: code,
     share_link: shareLink(request.brand, code),
     currency: request.brand.currency,
-    figures: await advocateFigures(db, request.brand.brand_id, advocateId, request.brand.currency),
+    figures: await advocateFigures(db, request.brand, advocateId),
   });
 }
 

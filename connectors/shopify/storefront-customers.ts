@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
 import { currencyExponent } from '../../core/currency';
 import type { Executor } from '../../core/db/transaction';
-import { decimalFromMinor, minorFromDecimal } from '../../core/money';
+import { decimalFromMinor, toMinor } from '../../core/money';
+import { advocateFigures as coreFigures } from '../../core/advocates/advocate-figures';
+import type { Brand } from '../../core/brands/brand';
 
 /** A shop's logged-in customer, as the app proxy's signed query names them. */
 export interface StorefrontCustomer {
@@ -30,35 +32,17 @@ export async function mapCustomer(trx: Knex.Transaction, customer: StorefrontCus
 /** What the advocate's own page shows: money as decimals in the brand's currency. */
 export interface AdvocateFigures {
   friends_referred: number;
-  /** Rewards waiting for their hold to end or for a fraud review (`pending`, `in_review`). */
+  /** Rewards waiting for their hold to end or for a fraud review, net of refunds during the hold (the ledger's). */
   held: string;
   /** Approved and not yet paid out. */
   approved: string;
   paid: string;
 }
 
-/**
- * One advocate's figures: the friends whose orders were credited to them (their referral
- * conversions, refunded ones excluded) and their rewards by status, voided ones left out.
- */
-export async function advocateFigures(db: Executor, brandId: string, advocateId: number, currency: string): Promise<AdvocateFigures> {
-  const exponent = currencyExponent(currency);
-  const money = (value: string | number | null | undefined) => decimalFromMinor(minorFromDecimal(value ?? 0, exponent), exponent);
-  const [friends] = (await db('conversions')
-    .where({ brand_id: brandId, advocate_id: advocateId, type: 'referral' })
-    .whereNot('status', 'refunded')
-    .count({ count: '*' })) as Array<{ count: string | number }>;
-  const rewards: { held: string | null; approved: string | null; paid: string | null } = await db('rewards')
-    .where({ brand_id: brandId, advocate_id: advocateId })
-    .first(
-      db.raw("COALESCE(SUM(amount) FILTER (WHERE status IN ('pending', 'in_review')), 0) AS held"),
-      db.raw("COALESCE(SUM(amount - paid_amount) FILTER (WHERE status = 'approved'), 0) AS approved"),
-      db.raw("COALESCE(SUM(paid_amount) FILTER (WHERE status = 'approved'), 0) AS paid"),
-    );
-  return {
-    friends_referred: Number(friends?.count ?? 0),
-    held: money(rewards?.held),
-    approved: money(rewards?.approved),
-    paid: money(rewards?.paid),
-  };
+/** One advocate's figures (core's, the same on every storefront page), money as decimals with the brand currency's digits. */
+export async function advocateFigures(db: Executor, brand: Brand, advocateId: number): Promise<AdvocateFigures> {
+  const exponent = currencyExponent(brand.currency);
+  const money = (value: number) => decimalFromMinor(toMinor(value, exponent), exponent);
+  const { friends_referred, rewards } = await coreFigures(db, brand, advocateId);
+  return { friends_referred, held: money(rewards.held), approved: money(rewards.approved), paid: money(rewards.paid) };
 }

@@ -36,13 +36,17 @@ export async function advocateByEmailWithFigures(db: Executor, brand: Brand, ema
   if (!row) throw new NotFound('no advocate with this email: they have not joined the referral program');
   const advocateId = Number(row.advocate_id);
   const advocate = await getAdvocate(db, brand.brand_id, advocateId);
+  return { ...advocateView(brand, advocate), ...(await advocateFigures(db, brand, advocateId)) };
+}
+
+/** One advocate's figures: every storefront page shows these (the Medusa plugin's /me, Shopify's app proxy page). */
+export async function advocateFigures(db: Executor, brand: Brand, advocateId: number): Promise<Pick<AdvocateWithFigures, 'friends_referred' | 'rewards'>> {
   const [friends] = (await db('conversions')
     .where({ brand_id: brand.brand_id, advocate_id: advocateId, type: 'referral' })
     .whereNot('status', 'refunded')
     .count({ count: '*' })) as Array<{ count: string | number }>;
   const balance = await rewardBalance(db, brand.brand_id, advocateId, brand.allow_pending_redemption);
   return {
-    ...advocateView(brand, advocate),
     friends_referred: Number(friends?.count ?? 0),
     rewards: { currency: balance.currency, held: balance.pending, approved: balance.approved, paid: balance.paid },
   };

@@ -62,9 +62,10 @@ const customerId = () => String(1_000_000 + randomBytes(3).readUIntBE(0, 3));
 describe('the Shopify app proxy page (/apps/referrals → /shopify/proxy)', () => {
   let shop: string;
   let brandId: string;
+  let apiKey: string | null;
 
   beforeAll(async () => {
-    ({ shop, brandId } = await installApp(context.app, context.fake));
+    ({ shop, brandId, apiKey } = await installApp(context.app, context.fake));
   });
 
   it('asks a visitor who is not signed in to sign in, in the theme (application/liquid), and nothing else', async () => {
@@ -106,25 +107,23 @@ describe('the Shopify app proxy page (/apps/referrals → /shopify/proxy)', () =
     const code: string = (await db('referral_codes').where({ brand_id: brandId, advocate_id: advocate.advocate_id }).first()).code;
     expect(joined.text).toContain(`<strong id="referrals-code">${code}</strong>`);
 
-    // A friend's order credited to them, and a reward of each status: the page shows their own.
-    const conversion = await db('conversions')
-      .insert({ brand_id: brandId, advocate_id: advocate.advocate_id, order_id: `proxy-${customer}`, email: 'friend@example.com', email_normalized: 'friend@example.com', order_value: '80.00', type: 'referral' })
-      .returning('conversion_id');
-    const conversionId = Number(conversion[0].conversion_id);
-    const others = await db('conversions')
-      .insert([2, 3].map((n) => ({ brand_id: brandId, advocate_id: advocate.advocate_id, order_id: `proxy-${customer}-${n}`, email: `friend${n}@example.com`, email_normalized: `friend${n}@example.com`, order_value: '50.00', type: 'advocate' })))
-      .returning('conversion_id');
-    await db('rewards').insert([
-      { brand_id: brandId, conversion_id: conversionId, advocate_id: advocate.advocate_id, amount: '10.00', status: 'pending', hold_until: new Date(Date.now() + 86_400_000) },
-      { brand_id: brandId, conversion_id: Number(others[0].conversion_id), advocate_id: advocate.advocate_id, amount: '7.50', status: 'approved', hold_until: new Date(), paid_amount: '2.50' },
-      { brand_id: brandId, conversion_id: Number(others[1].conversion_id), advocate_id: advocate.advocate_id, amount: '4.00', status: 'voided', hold_until: new Date() },
-    ]);
+    // Two friends' orders credited to them, through the API: one reward held, one approved and partly paid out.
+    const headers = { 'X-API-Key': apiKey!, 'X-Brand-ID': brandId };
+    await updateBrand(db, brandId, { reward_type: 'fixed', reward_value: 10, reward_hold_days: 30 });
+    const held = await context.app.http.post('/api/v1/track/conversion').set(headers).send({ email: `friend-a-${customer}@example.com`, order_id: `proxy-${customer}-a`, order_value: 80, referral_code: code });
+    expect(held.status).toBe(201);
+    await updateBrand(db, brandId, { reward_value: 7.5, reward_hold_days: 0 });
+    const approved = await context.app.http.post('/api/v1/track/conversion').set(headers).send({ email: `friend-b-${customer}@example.com`, order_id: `proxy-${customer}-b`, order_value: 50, referral_code: code });
+    expect(approved.status).toBe(201);
+    const [payout] = (await context.app.http.get('/api/v1/payouts').set(headers)).body.data.payouts.filter((line: { advocate_id: number }) => line.advocate_id === Number(advocate.advocate_id));
+    const paid = await context.app.http.post('/api/v1/payouts/mark-paid').set(headers).send({ payouts: [{ payout_id: payout.payout_id, advocate_id: payout.advocate_id, amount: 2.5 }] });
+    expect(paid.status).toBe(200);
 
     const page = await proxyGet({ shop, customerId: customer });
     expect(page.status).toBe(200);
     expect(page.text).toContain(`<strong id="referrals-code">${code}</strong>`);
     expect(page.text).toContain(`href="https://${shop}/discount/${code}?redirect=%2F%3Fref%3D${code}"`);
-    expect(page.text).toContain('<dd id="referrals-friends">1</dd>');
+    expect(page.text).toContain('<dd id="referrals-friends">2</dd>');
     expect(page.text).toContain('<dd id="referrals-held">10.00 USD</dd>');
     expect(page.text).toContain('<dd id="referrals-approved">5.00 USD</dd>');
     expect(page.text).toContain('<dd id="referrals-paid">2.50 USD</dd>');
