@@ -95,6 +95,12 @@ describeInBrowser('referrals.js on a plain HTML store page, in Chromium', () => 
     expect(answer).toBe(`Your code: ${code} https://northwind.example/?ref=${code}`);
     expect(await t.db('mail_messages').where({ brand_id: brand.brandId, template: 'advocate_welcome', advocate_id: advocate.advocate_id })).toHaveLength(1);
     await shot(tab, 'storefront-join');
+
+    // A friend's order with that code, reported by the store's backend: the new advocate is credited.
+    const order = await t.http.post('/api/v1/track/conversion').set(brand.headers).send({ email: `friend-${Date.now()}@example.com`, order_id: `storefront-${Date.now()}`, order_value: 60, referral_code: code });
+    expect(order.status).toBe(201);
+    expect(Number(order.body.data.advocate_id ?? (await t.db('conversions').where({ brand_id: brand.brandId, referral_code: code }).first()).advocate_id)).toBe(Number(advocate.advocate_id));
+    expect(await t.db('rewards').where({ brand_id: brand.brandId, advocate_id: advocate.advocate_id })).toHaveLength(1);
     await context.close();
   });
 });
