@@ -139,6 +139,9 @@ describe('shutdown', () => {
       expect(JSON.parse(heldAnswer.body)).toMatchObject({ success: true, data: { order_value: 25 } });
       // Every failure happened because the server was stopping, on a request it never read.
       expect(failed.filter((outcome) => !outcome.answeredAfterSigterm)).toEqual([]);
+      // And none was a request written on a kept-alive connection and then cut (ECONNRESET): a
+      // client could only fail to connect once the server stopped listening.
+      expect(failed.filter((outcome) => outcome.error !== 'ECONNREFUSED')).toEqual([]);
 
       const after = await database.open();
       try {
