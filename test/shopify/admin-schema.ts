@@ -8,9 +8,10 @@ import { adminSchemaSubset } from './admin-schema-subset';
 /**
  * Shopify's Admin GraphQL schema, 2026-10, as the npm package @shopify/dev-mcp ships it (an
  * introspection result that also says which access scope and which protected customer data each
- * type and field needs). Missing package → the tests fail loudly: `npm install`.
+ * type and field needs), kept in the repository (dev-mcp 1.16.0) and refreshed by hand with
+ * scripts/refresh-admin-schema.sh: the package itself is not a dependency (docs/decisions.md).
  */
-const SCHEMA_FILE = path.join(__dirname, '../../node_modules/@shopify/dev-mcp/dist/data/admin_2026-10.json.gz');
+const SCHEMA_FILE = path.join(__dirname, '../fixtures/shopify/admin-schema/admin_2026-10.json.gz');
 
 interface Access {
   /** Scopes of which one must be granted; empty when none is named. */
@@ -35,7 +36,7 @@ function scopesOf(requiredAccess: string | null | undefined): string[] {
 
 /** The whole introspection result, parsed. */
 export function adminIntrospection(): IntrospectionQuery {
-  if (!fs.existsSync(SCHEMA_FILE)) throw new Error(`Shopify's Admin schema is missing (${SCHEMA_FILE}): run npm install`);
+  if (!fs.existsSync(SCHEMA_FILE)) throw new Error(`Shopify's Admin schema is missing (${SCHEMA_FILE}): run scripts/refresh-admin-schema.sh 2026-10`);
   return JSON.parse(gunzipSync(fs.readFileSync(SCHEMA_FILE)).toString('utf8')).data;
 }
 
