@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { closeServer, listen, useListeningService } from '../helpers/listen';
 import type { AddressInfo } from 'node:net';
 import type { SubscriberArgs, SubscriberConfig } from '@medusajs/framework';
 import sendPendingReferralDeliveries from '../../connectors/medusa/plugin/src/jobs/send-pending-referral-deliveries';
@@ -8,7 +9,7 @@ import * as orderPlaced from '../../connectors/medusa/plugin/src/subscribers/ord
 import type { App } from '../../server/app';
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { freePort } from '../helpers/free-port';
-import { type TestApp, startTestApp } from '../helpers/test-app';
+import type { TestApp } from '../helpers/test-app';
 import { FakeMedusaContainer } from './fake-medusa-container';
 import type { OrderState } from './order-graphs';
 
@@ -20,24 +21,9 @@ interface SubscriberModule {
 let service: TestApp;
 let server: http.Server;
 let serviceUrl: string;
-
-function listen(app: App | http.RequestListener, port = 0): Promise<http.Server> {
-  const listening = http.createServer(typeof app === 'function' ? app : app.callback());
-  return new Promise((resolve) => listening.listen(port, '127.0.0.1', () => resolve(listening)));
-}
-
-function close(stopping: http.Server): Promise<void> {
-  return new Promise((resolve) => stopping.close(() => resolve()));
-}
-
-beforeAll(async () => {
-  service = await startTestApp();
-  server = await listen(service.app);
-  serviceUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-
-afterAll(async () => {
-  await close(server);
+const listening = useListeningService();
+beforeAll(() => {
+  ({ service, server, serviceUrl } = listening.current());
 });
 
 const brandIn = (currency: string) =>
@@ -155,7 +141,7 @@ describe('the currency gate', () => {
       res.writeHead(req.url === '/api/v1/brand' ? 200 : 404, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ success: true, data: { brand_id: 'b', currency } }));
     });
-    return { url: `http://127.0.0.1:${(listening.address() as AddressInfo).port}`, calls, close: () => close(listening) };
+    return { url: `http://127.0.0.1:${(listening.address() as AddressInfo).port}`, calls, close: () => closeServer(listening) };
   }
 
   it('reads the default among the store currencies, in upper case; none marked default is no answer', async () => {

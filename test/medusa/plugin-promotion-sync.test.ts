@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { useListeningService } from '../helpers/listen';
 import { parsePluginOptions } from '../../connectors/medusa/plugin/src/lib/plugin-options';
 import {
   type ExistingPromotion,
@@ -12,7 +12,7 @@ import {
 } from '../../connectors/medusa/plugin/src/lib/promotion-sync';
 import { shareLinkFor } from '../../connectors/medusa/plugin/src/lib/share-link';
 import { type TestBrand, givenBrand } from '../helpers/fixtures';
-import { type TestApp, startTestApp } from '../helpers/test-app';
+import type { TestApp } from '../helpers/test-app';
 
 /**
  * The plugin's promotion sync against the real service over HTTP (GET /api/v1/brand, GET
@@ -53,17 +53,9 @@ class InMemoryPromotions implements PromotionGateway {
 let service: TestApp;
 let server: http.Server;
 let serviceUrl: string;
-
-beforeAll(async () => {
-  service = await startTestApp();
-  server = await new Promise<http.Server>((resolve) => {
-    const listening = http.createServer(service.app.callback()).listen(0, '127.0.0.1', () => resolve(listening));
-  });
-  serviceUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-
-afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
+const listening = useListeningService();
+beforeAll(() => {
+  ({ service, server, serviceUrl } = listening.current());
 });
 
 function setUp(brand: TestBrand, extra: Record<string, unknown> = {}) {

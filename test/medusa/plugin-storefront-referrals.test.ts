@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { useListeningService } from '../helpers/listen';
 import type { AuthenticatedMedusaRequest, MedusaResponse } from '@medusajs/framework/http';
 import * as joinRoute from '../../connectors/medusa/plugin/src/api/store/referrals/join/route';
 import * as meRoute from '../../connectors/medusa/plugin/src/api/store/referrals/me/route';
@@ -8,7 +8,7 @@ import { parsePluginOptions } from '../../connectors/medusa/plugin/src/lib/plugi
 import { type StorefrontDeps, joinReferralProgram, myReferrals } from '../../connectors/medusa/plugin/src/lib/storefront-referrals';
 import { givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { freePort } from '../helpers/free-port';
-import { type TestApp, startTestApp } from '../helpers/test-app';
+import type { TestApp } from '../helpers/test-app';
 import { FakeMedusaContainer } from './fake-medusa-container';
 
 /**
@@ -20,18 +20,9 @@ import { FakeMedusaContainer } from './fake-medusa-container';
 let service: TestApp;
 let server: http.Server;
 let serviceUrl: string;
-
-beforeAll(async () => {
-  service = await startTestApp();
-  server = await new Promise<http.Server>((resolve) => {
-    const listening = http.createServer(service.app.callback());
-    listening.listen(0, '127.0.0.1', () => resolve(listening));
-  });
-  serviceUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-
-afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
+const listening = useListeningService();
+beforeAll(() => {
+  ({ service, server, serviceUrl } = listening.current());
 });
 
 let customers = 0;

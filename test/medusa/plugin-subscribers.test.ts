@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServer, listen, useListeningService } from '../helpers/listen';
 import type { SubscriberArgs, SubscriberConfig } from '@medusajs/framework';
 import sendPendingReferralDeliveries from '../../connectors/medusa/plugin/src/jobs/send-pending-referral-deliveries';
 import validateOptions from '../../connectors/medusa/plugin/src/modules/referrals/loaders/validate-options';
@@ -11,7 +11,7 @@ import { rewardBalance } from '../../core/ledger/reward-ledger';
 import type { App } from '../../server/app';
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { freePort } from '../helpers/free-port';
-import { type TestApp, startTestApp } from '../helpers/test-app';
+import type { TestApp } from '../helpers/test-app';
 import { FakeMedusaContainer } from './fake-medusa-container';
 import { type OrderState, paymentIdOf } from './order-graphs';
 
@@ -23,24 +23,9 @@ interface SubscriberModule {
 let service: TestApp;
 let server: http.Server;
 let serviceUrl: string;
-
-function listen(app: App, port = 0): Promise<http.Server> {
-  const listening = http.createServer(app.callback());
-  return new Promise((resolve) => listening.listen(port, '127.0.0.1', () => resolve(listening)));
-}
-
-function close(stopping: http.Server): Promise<void> {
-  return new Promise((resolve) => stopping.close(() => resolve()));
-}
-
-beforeAll(async () => {
-  service = await startTestApp();
-  server = await listen(service.app);
-  serviceUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-
-afterAll(async () => {
-  await close(server);
+const listening = useListeningService();
+beforeAll(() => {
+  ({ service, server, serviceUrl } = listening.current());
 });
 
 /**
@@ -235,7 +220,7 @@ describe('Medusa plugin subscribers, delivering to the service', () => {
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, row!.next_attempt_at.getTime() - Date.now()) + 5));
       await sendPendingReferralDeliveries(store.medusa.container);
     } finally {
-      await close(back);
+      await closeServer(back);
     }
     expect(row).toMatchObject({ status: 'delivered', attempts: 3, last_error: null });
     expect(await store.conversion()).toMatchObject({ status: 'completed', order_value: '63.00' });
