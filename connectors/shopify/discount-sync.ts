@@ -202,14 +202,14 @@ export async function syncShopDiscount(db: Knex, apiFor: () => Promise<AdminApi>
     const api = await apiFor();
     const discountId = await syncOffer(db, api, row, offer);
     work += 1;
-    const fresh = (await db('shopify_discounts').where(key).first()) as DiscountRow;
-    work += await removeCodes(db, api, fresh, discountId);
+    // The code queries need only the shop's key, which the offer's sync did not change.
+    work += await removeCodes(db, api, row, discountId);
     for (let call = 0; call < options.addCallsPerPass; call += 1) {
-      const sent = await addCodes(db, api, fresh, discountId, options);
+      const sent = await addCodes(db, api, row, discountId, options);
       work += sent;
       if (sent < CODES_PER_CALL) break;
     }
-    const left = (await pendingCodes(db, fresh, 1)).length + (await unwantedCodes(db, fresh, 1)).length;
+    const left = (await pendingCodes(db, row, 1)).length + (await unwantedCodes(db, row, 1)).length;
     await db('shopify_discounts').where(key).update({ status: left > 0 ? 'pending' : 'synced', last_error: null, synced_at: left > 0 ? undefined : db.fn.now(), updated_at: db.fn.now() });
   } catch (error) {
     const message = accessHint((error as Error).message);

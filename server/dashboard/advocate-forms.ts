@@ -5,20 +5,15 @@ import { inTransaction } from '../../core/db/transaction';
 import { Invalid } from '../../core/errors';
 import { addAdvocate, addAdvocateCode, changeAdvocateStatus, editAdvocate } from '../../core/program/merchant-changes';
 import type { Ctx } from '../app-context';
-import { HttpError } from '../http-error';
 import { addCodeSchema, createAdvocateSchema, updateAdvocateSchema } from '../schemas/advocate-request';
 import { MAX_IMPORT_BYTES, MAX_IMPORT_ROWS, parseAdvocatesCsv } from './advocate-import';
 import { sendCsv } from './csv-export';
+import { pathIdOf } from './dashboard-query';
 import { runForm, seeOther } from './form-actions';
 import { renderPage } from './render-page';
 import { readUpload } from './upload';
 
 type Refusal = { status: number; message: string };
-
-const advocateIdOf = (id: string) => {
-  if (!/^[1-9]\d{0,15}$/.test(id)) throw new HttpError(404, `advocate ${id} not found`);
-  return Number(id);
-};
 
 /** The advocate page's management panel: status, share link, edit, add a code, deactivate. */
 export async function advocatePanel(ctx: Ctx, id: number, refusal?: Refusal) {
@@ -57,7 +52,7 @@ export async function addAdvocateForm(ctx: Ctx, form: URLSearchParams, back: (re
 
 /** POST /dashboard/advocates/:id/edit, /codes, /deactivate, /reactivate. */
 export async function changeAdvocateForm(ctx: Ctx, id: string, action: 'edit' | 'codes' | 'deactivate' | 'reactivate', form: URLSearchParams, back: (refusal: Refusal) => Promise<void>): Promise<void> {
-  const advocateId = advocateIdOf(id);
+  const advocateId = pathIdOf(id, 'advocate');
   await runForm(
     ctx,
     form,
@@ -105,9 +100,9 @@ export async function importAdvocatesForm(ctx: Ctx, back: (refusal: Refusal) => 
 
 /** GET /dashboard/advocates/imports/:id: the import's progress (the page refreshes itself until done), its refused lines; ?format=csv exports those. */
 export async function importPage(ctx: Ctx, id: string): Promise<void> {
-  if (!/^[1-9]\d{0,15}$/.test(id)) throw new HttpError(404, `import ${id} not found`);
+  const importId = pathIdOf(id, 'import');
   const { brand } = ctx.state.viewer!;
-  const view = await getImport(ctx.app.context.deps.db, brand.brand_id, Number(id));
+  const view = await getImport(ctx.app.context.deps.db, brand.brand_id, importId);
   if (ctx.query.format === 'csv') {
     return sendCsv(ctx, `import-${id}-refused`, [
       ['line', (r) => r.line],

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { HttpError } from '../http-error';
 import { REVIEW_STATUSES } from '../../core/fraud/reviews';
 import { ACTIVITY_KINDS } from '../../core/reports/activity-feed';
 import { type Period, PERIOD_PRESETS, customPeriod, lastDays } from '../../core/reports/period';
@@ -68,3 +69,9 @@ export function periodOf(query: ReportQuery): Period {
 /** Rows per page of every paginated table, and the most rows a CSV export holds. */
 export const PER_PAGE = 25;
 export const CSV_MAX_ROWS = 100_000;
+
+/** A record's id in a dashboard path (/advocates/:id, /imports/:id): a positive integer, else the page is a 404 naming it. */
+export function pathIdOf(id: string, what: string): number {
+  if (!/^[1-9]\d{0,15}$/.test(id)) throw new HttpError(404, `${what} ${id} not found`);
+  return Number(id);
+}

@@ -4,11 +4,6 @@ import type { Ctx } from '../app-context';
 import { errorAnswer } from '../middleware/error-envelope';
 import { checkCsrf } from './dashboard-session';
 
-/** Who decided, for the audit trail: the Shopify admin's user when embedded, else the dashboard session. */
-export function viewerName(ctx: Ctx): string {
-  return ctx.state.viewer!.actor;
-}
-
 /**
  * POST-redirect-GET: 303 to the page that shows the change, with the embedded admin's context (and
  * the request's own one-minute session token, so the next GET is signed in there too).

@@ -13,7 +13,8 @@ const PAGE = '/dashboard/keys';
 const noticeSchema = z.object({ created: z.string().max(100).optional().catch(undefined), revoked: z.string().max(100).optional().catch(undefined) });
 
 /** GET /dashboard/keys: the brand's API keys (prefix, label, when made and revoked); a new key is shown here once. */
-export async function keysPage(ctx: Ctx, refusal?: { status: number; message: string }, shown?: { url: string; secret: string }): Promise<void> {
+export async function keysPage(ctx: Ctx, answer: { refusal?: { status: number; message: string }; shown?: { url: string; secret: string } } = {}): Promise<void> {
+  const { refusal, shown } = answer;
   const { brand } = ctx.state.viewer!;
   const notice = noticeSchema.parse(ctx.query);
   const created = shown ?? takeFlashedSecret(ctx, brand.brand_id, notice.created, PAGE);
@@ -21,8 +22,8 @@ export async function keysPage(ctx: Ctx, refusal?: { status: number; message: st
   renderPage(
     ctx,
     'keys',
-    { title: 'API keys', section: PAGE, keys, created, notice: notice.revoked ? `Key ${notice.revoked} is revoked: requests with it are refused from now on.` : null, refusal: refusal?.message || null },
-    refusal?.status,
+    { title: 'API keys', section: PAGE, keys, created, notice: notice.revoked ? `Key ${notice.revoked} is revoked: requests with it are refused from now on.` : null, refusal: refusal?.message ?? null },
+    refusal?.status ?? (shown ? 201 : 200),
   );
 }
 
@@ -38,11 +39,11 @@ export async function createKeyForm(ctx: Ctx, form: URLSearchParams): Promise<vo
       const key = await inTransaction(db, (trx) => issueApiKey(trx, viewer.brand.brand_id, config.keyEncryptionSecret, label ?? null, viewer.actor, kind));
       const shown = { brand_id: viewer.brand.brand_id, id: key.key_id, url: label ?? key.key_prefix, secret: key.api_key };
       // Inside the Shopify admin there is no cookie to carry it across a redirect: the answer is the page itself, 201.
-      if (viewer.embedded) return keysPage(ctx, { status: 201, message: '' }, shown);
+      if (viewer.embedded) return keysPage(ctx, { shown });
       flashSecret(ctx, shown, PAGE);
       seeOther(ctx, PAGE, { created: key.key_id });
     },
-    (status, message) => keysPage(ctx, { status, message }),
+    (status, message) => keysPage(ctx, { refusal: { status, message } }),
   );
 }
 
@@ -57,6 +58,6 @@ export async function revokeKeyForm(ctx: Ctx, keyId: string, form: URLSearchPara
       const key = await inTransaction(ctx.app.context.deps.db, (trx) => withdrawApiKey(trx, viewer.brand.brand_id, keyId, viewer.actor));
       seeOther(ctx, PAGE, { revoked: key.key_prefix });
     },
-    (status, message) => keysPage(ctx, { status, message }),
+    (status, message) => keysPage(ctx, { refusal: { status, message } }),
   );
 }

@@ -5,9 +5,8 @@ import { periodDays } from '../../core/reports/period';
 import { productRevenue } from '../../core/reports/product-revenue';
 import type { Ctx } from '../app-context';
 import type { ConnectorParts } from '../http/connector';
-import { HttpError } from '../http-error';
 import { sendCsv } from './csv-export';
-import { CSV_MAX_ROWS, PER_PAGE, activityQuerySchema, advocatesQuerySchema, periodOf, reportQuerySchema } from './dashboard-query';
+import { CSV_MAX_ROWS, PER_PAGE, activityQuerySchema, advocatesQuerySchema, pathIdOf, periodOf, reportQuerySchema } from './dashboard-query';
 import { renderPage } from './render-page';
 import { advocatePanel, advocatesPanel } from './advocate-forms';
 
@@ -71,10 +70,10 @@ export async function advocatesPage(ctx: Ctx, refusal?: { status: number; messag
 /** GET /dashboard/advocates/:id: one advocate's reward history. */
 export async function advocatePage(ctx: Ctx, id: string, refusal?: { status: number; message: string }): Promise<void> {
   const query = reportQuerySchema.parse(ctx.query);
-  if (!/^[1-9]\d{0,15}$/.test(id)) throw new HttpError(404, `advocate ${id} not found`);
+  const advocateId = pathIdOf(id, 'advocate');
   const { brand } = viewerOf(ctx);
   const csv = query.format === 'csv';
-  const history = await advocateHistory(ctx.app.context.deps.db, brand.brand_id, Number(id), csv ? 1 : query.page, csv ? CSV_MAX_ROWS : PER_PAGE);
+  const history = await advocateHistory(ctx.app.context.deps.db, brand.brand_id, advocateId, csv ? 1 : query.page, csv ? CSV_MAX_ROWS : PER_PAGE);
   if (csv) {
     return sendCsv(ctx, `advocate-${id}-history`, [
       ['at', (e) => e.at.toISOString()],
@@ -89,7 +88,7 @@ export async function advocatePage(ctx: Ctx, id: string, refusal?: { status: num
       ['order_status', (e) => e.status],
     ], history.entries.rows);
   }
-  const panel = await advocatePanel(ctx, Number(id), refusal);
+  const panel = await advocatePanel(ctx, advocateId, refusal);
   renderPage(ctx, 'advocate', { title: `${history.advocate.first_name} · Advocates`, section: '/dashboard/advocates', history, ...panel }, refusal?.status);
 }
 

@@ -5,7 +5,7 @@ import type { Ctx } from '../app-context';
 import { reviewApproveSchema, reviewPathSchema, reviewRejectSchema } from '../schemas/review-request';
 import { sendCsv } from './csv-export';
 import { CSV_MAX_ROWS, PER_PAGE, reviewsQuerySchema } from './dashboard-query';
-import { runForm, seeOther, viewerName } from './form-actions';
+import { runForm, seeOther } from './form-actions';
 import { renderPage } from './render-page';
 
 /** An amount in its currency, with that currency's decimals (JPY 0, USD 2, KWD 3). */
@@ -81,7 +81,7 @@ export async function decideReviewForm(ctx: Ctx, id: string, decision: ReviewDec
           ? (reviewApproveSchema.pick({ note: true }).parse({ note: form.get('note') || undefined }).note ?? null)
           : reviewRejectSchema.pick({ reason: true }).parse({ reason: form.get('reason') ?? '' }).reason;
       const { brand } = ctx.state.viewer!;
-      await inTransaction(ctx.app.context.deps.db, (trx) => decideReview(trx, brand, reviewId, { decision, decided_by: viewerName(ctx), note }));
+      await inTransaction(ctx.app.context.deps.db, (trx) => decideReview(trx, brand, reviewId, { decision, decided_by: ctx.state.viewer!.actor, note }));
       seeOther(ctx, '/dashboard/reviews', { ...back, done: decision, review: reviewId });
     },
     (status, message) => {

@@ -92,6 +92,9 @@ function valueOf(kind: FieldKind, raw: string | null): unknown {
   return /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text;
 }
 
+/** Every field's form text as its schema's value (undefined where a required field was left empty). */
+const formValues = (form: URLSearchParams) => Object.fromEntries(FIELDS.map((field) => [field.name, valueOf(field.kind, form.get(field.name))]));
+
 export interface SettingsRefusal {
   /** Each refused field's message, shown next to it. */
   errors: Record<string, string>;
@@ -101,7 +104,7 @@ export interface SettingsRefusal {
 
 /** The posted form as a brand patch, checked by the brand schema; or, refused, every bad field's message. */
 export function parseSettingsForm(form: URLSearchParams): { patch: ReturnType<typeof brandPatchSchema.parse> } | { refusal: SettingsRefusal } {
-  const values = Object.fromEntries(FIELDS.map((field) => [field.name, valueOf(field.kind, form.get(field.name))]));
+  const values = formValues(form);
   const parsed = brandPatchSchema.safeParse(Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)));
   const missing = FIELDS.filter((field) => values[field.name] === undefined).map((field) => [field.name, 'is required'] as const);
   if (parsed.success && missing.length === 0) return { patch: parsed.data };
@@ -130,6 +133,6 @@ function issueText(issue: z.core.$ZodIssue): string {
 export function refusalOfError(error: unknown, form: URLSearchParams): SettingsRefusal | null {
   if (!(error instanceof DomainError || error instanceof ZodError)) return null;
   const field = FIELDS.find((candidate) => error.message.startsWith(candidate.name))?.name ?? 'name';
-  const values = Object.fromEntries(FIELDS.map((candidate) => [candidate.name, valueOf(candidate.kind, form.get(candidate.name))]));
+  const values = formValues(form);
   return { errors: { [field]: `${labelOf(field)}: ${error.message.startsWith(field) ? error.message.slice(field.length).replace(/^[\s:]+/, '') : error.message}` }, values };
 }
