@@ -1,7 +1,7 @@
 import { type Database, createDatabase } from '../core/db/create-database';
 import { BENCH_KEY_SECRET, type BenchTenant, benchDatabaseUrl, provisionTenant, recreateDatabase } from './bench-database';
 import type { Scenario } from './load-scenario';
-import { type ServerOptions, type ServerProcess, startServer } from './server-process';
+import { type ServerProcess, startServer } from './server-process';
 import { type SmtpSink, startSmtpSink } from './smtp-sink';
 
 const UNLIMITED = '1000000000';
@@ -13,8 +13,8 @@ export interface BenchSetup {
   server: ServerProcess;
   /** Where the servers send program emails (SMTP_URL). */
   smtp: SmtpSink;
-  /** Another server on the same database and settings (compiled, WEB_CONCURRENCY, …); stop it before the next. */
-  startServer(env: Record<string, string>, options: ServerOptions): Promise<ServerProcess>;
+  /** Another server on the same database and settings (WEB_CONCURRENCY, …); stop it before the next. */
+  startServer(env: Record<string, string>): Promise<ServerProcess>;
   /** The PostgreSQL backends serving the bench database, whose CPU a scenario reports. */
   backends(): Promise<number[]>;
   /** A scenario authenticated as the tenant. */
@@ -60,7 +60,7 @@ export async function setUpBench(advocates: number, progress: (message: string) 
     tenant,
     server,
     smtp,
-    startServer: (env, options) => startServer({ ...serverEnv, ...env }, options),
+    startServer: (env) => startServer({ ...serverEnv, ...env }),
     backends: async () =>
       (await db.raw('SELECT pid FROM pg_stat_activity WHERE datname = current_database()')).rows.map((row: { pid: number }) => row.pid),
     scenario: (name, path, connections, expectedStatus, nextRequest, seconds, headers = tenantHeaders) => ({

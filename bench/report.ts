@@ -1,5 +1,7 @@
 import type { ScenarioResult } from './load-scenario';
 import type { ReferenceResult } from './pgbench-reference';
+import { renderIndependent } from './independent/independent-report';
+import type { IndependentReport } from './independent/independent-shape';
 
 export interface Target {
   name: string;
@@ -25,6 +27,8 @@ export interface BenchReport {
     throughput_ratio_16: number;
   } | null;
   targets: Target[];
+  /** The independent shape (bench/independent): `npm start` and start:prod as a merchant runs them, Express + pg, pgbench. */
+  independent?: IndependentReport;
   total_seconds: number;
 }
 
@@ -74,6 +78,10 @@ export function renderTable(report: BenchReport): string {
       `growth, ${g.rows_large} rows ÷ ${g.rows_small} rows: p50 ${f(g.p50_ratio, 2)} at 1 connection, ${f(g.p50_ratio_16, 2)} at 16; ` +
         `throughput ${f(g.throughput_ratio, 2)} at 1, ${f(g.throughput_ratio_16, 2)} at 16`,
     );
+  }
+  if (report.independent) {
+    lines.push('');
+    lines.push(renderIndependent(report.independent));
   }
   lines.push('');
   lines.push(

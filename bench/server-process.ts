@@ -5,6 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { cpuSecondsOf } from './process-cpu';
 
+const { build } = require('../scripts/build-server.js') as { build(options: { ifStale?: boolean }): unknown };
+
 export interface ServerProcess {
   url: string;
   pid: number;
@@ -68,23 +70,20 @@ function productionLaunch(): { env: Record<string, string>; nodeFlags: string[] 
   return { env, nodeFlags: words.slice(node + 1, words.indexOf('dist/server/main.js')) };
 }
 
-export interface ServerOptions {
-  /** `node dist/server/main.js` (after `npm run build`) instead of tsx on the TypeScript. */
-  compiled?: boolean;
-}
-
 /**
- * The real server (`server/main.ts`) as a child process, loaded with tsx in the same node process
+ * The real server as `npm start` runs it (compiled, with start:prod's settings), as a direct child
  * so that its pid is the one whose memory we read; with WEB_CONCURRENCY, the primary and its
  * workers together (RSS summed, peak = the sum of each one's peak).
  */
-export async function startServer(env: Record<string, string>, options: ServerOptions = {}): Promise<ServerProcess> {
+export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'referrals-bench-'));
   // BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the server.
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const production = options.compiled ? productionLaunch() : { env: {}, nodeFlags: [] };
-  const entry = options.compiled ? [...production.nodeFlags, 'dist/server/main.js'] : ['--import', 'tsx', 'server/main.ts'];
+  // As `npm start` does: the build when sources changed, then what `npm run start:prod` runs.
+  build({ ifStale: true });
+  const production = productionLaunch();
+  const entry = [...production.nodeFlags, 'dist/server/main.js'];
   const child = spawn(process.execPath, [...nodeArgs, ...entry], {
     cwd: path.resolve(__dirname, '..'),
     env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', DATA_DIR: dataDir, ...production.env, ...env, PORT: String(port) },

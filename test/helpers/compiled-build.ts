@@ -17,9 +17,9 @@ function buildCommand(): string {
 }
 
 /**
- * globalSetup: `npm run build`, once per run. The tests that start servers and CLIs run this
- * JavaScript, as a deployment does: each start skips the TypeScript loader (about half a second and
- * a compiler process), and it is the same code tsx would run. tsc emits even with a type error
+ * globalSetup: `npm run build`, once per run (esbuild, about a second; `npm start` runs the same
+ * build when sources changed). The tests that start servers and CLIs run this JavaScript, as a
+ * deployment does: each start skips the TypeScript loader. The build emits even with a type error
  * (`npm run typecheck` is where those fail); only missing output stops the run.
  */
 export function buildCompiled(): Promise<void> {
