@@ -11,9 +11,10 @@ import type { ConversionInput } from './conversion-input';
 import type { ConversionMoney } from './conversion-money';
 import { type ExistingConversion, completeIfPending, findExistingConversion } from './conversion-records';
 import type { ConversionView } from './conversion-view';
+import { convertPaidOrder } from './convert-paid-order';
 import { type NewConversion, insertConversions } from './insert-conversions';
 import type { PaidOrderBatch } from './paid-order-batch';
-import type { PaidOrderResult, PaidOrderStore } from './paid-order';
+import type { PaidOrder, PaidOrderResult, PaidOrderStore } from './paid-order';
 
 /** A new conversion held back for the batch's statement, and the order (by position) waiting for it. */
 interface Held {
@@ -41,11 +42,11 @@ export class BatchedPaidOrderStore implements PaidOrderStore {
     private readonly lookups: PaidOrderBatch,
   ) {}
 
-  /** Runs one order until it is answered or its conversion is held back; the next order starts after. */
-  async run(order: (store: PaidOrderStore) => Promise<PaidOrderResult>): Promise<void> {
+  /** Runs the use case on one order until it is answered or its conversion is held back; the next order starts after. */
+  async run(order: PaidOrder): Promise<void> {
     const held = new Promise<void>((resolve) => (this.parked = resolve));
     this.running = this.answers.length;
-    const answer = order(this);
+    const answer = convertPaidOrder(this.trx, order, this);
     this.answers.push(answer);
     await Promise.race([answer, held]);
   }

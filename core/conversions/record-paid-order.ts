@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import type { Brand } from '../brands/brand';
 import { BatchedPaidOrderStore } from './batched-paid-order-store';
-import { convertPaidOrder } from './convert-paid-order';
 import type { PaidOrder, PaidOrderInput, PaidOrderResult } from './paid-order';
 import { PaidOrderBatch } from './paid-order-batch';
 
@@ -31,6 +30,6 @@ export async function writePaidOrder(trx: Knex.Transaction, item: PaidOrder, bat
 /** Paid orders whose look-ups were read together, converted in order; their new conversions go in one statement. */
 export async function writePaidOrders(trx: Knex.Transaction, items: PaidOrder[], batch: PaidOrderBatch): Promise<PaidOrderResult[]> {
   const store = new BatchedPaidOrderStore(trx, batch);
-  for (const item of items) await store.run((orders) => convertPaidOrder(trx, item, orders));
+  for (const item of items) await store.run(item);
   return store.answered();
 }
