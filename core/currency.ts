@@ -28,6 +28,17 @@ export function requireCurrency(value: string, field = 'currency'): string {
   return code;
 }
 
+/** A currency with its minor unit, resolved once and handed on (amounts are exact at `exponent` decimals). */
+export interface Currency {
+  code: string;
+  exponent: number;
+}
+
+/** A known code (currencyCode or requireCurrency) with its exponent. */
+export function currencyOf(code: string): Currency {
+  return { code, exponent: currencyExponent(code) };
+}
+
 /** The number of decimals of a currency's minor unit: JPY 0, USD 2, KWD 3. */
 export function currencyExponent(code: string): number {
   const exponent = EXPONENTS.get(code);

@@ -1,5 +1,5 @@
 import { conversionInputSchema } from '../../core/conversions/conversion-input';
-import type { PaidOrderInput } from '../../core/conversions/record-paid-order';
+import type { PaidOrderInput } from '../../core/conversions/paid-order';
 import { type Minor, amountFromMinor, toMinor } from '../../core/money';
 import { type RefundInput, refundInputSchema } from '../../core/refunds/refund-input';
 import type { MedusaSnapshot } from './snapshot-schema';

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { type Brand, findBrands } from '../../core/brands/brand';
 import { PaidOrderBatch } from '../../core/conversions/paid-order-batch';
-import type { PaidOrder } from '../../core/conversions/record-paid-order';
+import type { PaidOrder } from '../../core/conversions/paid-order';
 import type { Delivery } from './inbox';
 import { parseLosslessJson } from './parse-lossless-json';
 import { paidOrderOf } from './topics/orders-paid';

@@ -1,3 +1,4 @@
+import type { Currency } from '../currency';
 import { Invalid } from '../errors';
 import { type Minor, exactMinor, percentOf, toMinor } from '../money';
 
@@ -18,10 +19,7 @@ export interface ClaimAmounts {
 }
 
 /** The brand's currency, in which a claim's amounts are. */
-export interface ClaimCurrency {
-  code: string;
-  exponent: number;
-}
+export type ClaimCurrency = Currency;
 
 /**
  * DECISIONS.md "Claims": raw_value and claim_value both given → their difference; otherwise the

@@ -4,7 +4,7 @@ import { normalizeEmail } from '../advocates/normalize';
 import type { Brand } from '../brands/brand';
 import { lockKey } from '../db/advisory-lock';
 import { eligibilityFor } from '../eligibility/check-eligibility';
-import { currencyExponent, requireCurrency } from '../currency';
+import { type Currency, currencyOf, requireCurrency } from '../currency';
 import { Conflict, Invalid, NotFound, Unprocessable } from '../errors';
 import { redeemReward, rewardBalance } from '../ledger/reward-ledger';
 import { type Minor, amountFromDecimal, amountFromMinor, decimalFromMinor, toMinor } from '../money';
@@ -59,19 +59,22 @@ export interface CreateClaimOptions {
 export async function createClaim(trx: Knex.Transaction, brand: Brand, input: ClaimInput): Promise<ClaimView> {
   const owner = await findReferralCode(trx, brand.brand_id, input.referral_code);
   if (!owner) throw new NotFound(`referral_code ${input.referral_code} not found`);
-  return toClaimView(await createClaimFor(trx, brand, owner, input));
+  return toClaimView(await createClaimFor(trx, brand, owner, input, claimCurrency(brand, input)));
 }
 
-/** createClaim for a code already resolved to its advocate (input.referral_code is not looked up again). */
+/**
+ * createClaim for a code already resolved to its advocate (input.referral_code is not looked up
+ * again), in the brand's currency as the caller resolved it (claimCurrency, or the order's money).
+ */
 export async function createClaimFor(
   trx: Knex.Transaction,
   brand: Brand,
   owner: ReferralCodeOwner,
   input: ClaimInput,
+  currency: Currency,
   options: CreateClaimOptions = {},
 ): Promise<ClaimRecord> {
   const email = normalizeEmail(input.email);
-  const currency = claimCurrency(brand, input);
 
   // One customer's claims at one brand are decided one at a time (duplicates, already_redeemed).
   await lockKey(trx, `claim:${brand.brand_id}:${email}`);
@@ -93,7 +96,7 @@ export async function createClaimFor(
     if (!eligibility.eligible) throw new Invalid(eligibility.message, { error_code: eligibility.error });
   }
 
-  const available = input.type === 'advocate' ? await availableReward(trx, brand, owner) : 0;
+  const available = input.type === 'advocate' ? await availableReward(trx, brand, owner, currency) : 0;
   const amounts = claimAmounts(
     input,
     input.type === 'advocate' ? { type: 'fixed', value: amountFromMinor(available, currency.exponent) } : refereeDiscount(brand),
@@ -157,14 +160,14 @@ function refereeDiscount(brand: Brand): DiscountRule {
  * brand's minor units. Takes the advocate's row lock first: payouts take it too, so a redemption
  * and a payout never both spend the same money.
  */
-async function availableReward(trx: Knex.Transaction, brand: Brand, owner: ReferralCodeOwner): Promise<Minor> {
+async function availableReward(trx: Knex.Transaction, brand: Brand, owner: ReferralCodeOwner, currency: Currency): Promise<Minor> {
   await lockAdvocate(trx, brand.brand_id, owner.advocate_id);
   const { balance } = await rewardBalance(trx, brand.brand_id, owner.advocate_id, brand.allow_pending_redemption);
-  return Math.max(0, toMinor(balance, currencyExponent(brand.currency)));
+  return Math.max(0, toMinor(balance, currency.exponent));
 }
 
 /** A claim's discount amounts are in the brand's currency (as are its rules and the reward ledger): another is refused. */
-function claimCurrency(brand: Brand, input: ClaimInput): { code: string; exponent: number } {
+function claimCurrency(brand: Brand, input: ClaimInput): Currency {
   if (input.currency != null && requireCurrency(input.currency) !== brand.currency) {
     throw new Unprocessable(
       `currency: claims are in the brand's currency (${brand.currency}), not ${requireCurrency(input.currency)}`,
@@ -172,5 +175,5 @@ function claimCurrency(brand: Brand, input: ClaimInput): { code: string; exponen
       'currency_mismatch',
     );
   }
-  return { code: brand.currency, exponent: currencyExponent(brand.currency) };
+  return currencyOf(brand.currency);
 }

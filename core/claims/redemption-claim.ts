@@ -2,8 +2,8 @@ import type { Knex } from 'knex';
 import type { ReferralCodeOwner } from '../advocates/advocates';
 import type { Brand } from '../brands/brand';
 import type { ConversionInput } from '../conversions/conversion-input';
-import { currencyExponent, requireCurrency } from '../currency';
-import { amountFromMinor, toMinor } from '../money';
+import type { ConversionMoney } from '../conversions/conversion-money';
+import { amountFromMinor } from '../money';
 import type { ClaimRecord } from './claim-records';
 import { createClaimFor } from './create-claim';
 
@@ -11,6 +11,7 @@ import { createClaimFor } from './create-claim';
  * The claim a platform order's referral discount code stands for: created from the order (raw
  * value = paid + discount), or the customer's claim with that code from the last 24 h. The
  * platform already granted the discount, so eligibility is not enforced: we record what happened.
+ * The amounts come from the order's money, checked and in minor units already.
  */
 export function claimForRedemption(
   trx: Knex.Transaction,
@@ -18,11 +19,9 @@ export function claimForRedemption(
   owner: ReferralCodeOwner,
   order: ConversionInput & { email: string },
   source: string,
+  money: ConversionMoney,
 ): Promise<ClaimRecord> {
-  // The order's amounts were checked against its currency before it got here.
-  const exponent = currencyExponent(order.currency == null ? brand.currency : requireCurrency(order.currency));
-  const paid = toMinor(order.order_value, exponent);
-  const discount = toMinor(order.total_discount ?? order.discount_applied ?? 0, exponent);
+  const discount = money.total_discount ?? money.discount_applied ?? 0;
   return createClaimFor(
     trx,
     brand,
@@ -32,7 +31,7 @@ export function claimForRedemption(
       email: order.email,
       customer_name: order.customer_name,
       order_id: order.order_id,
-      raw_value: amountFromMinor(paid + discount, exponent),
+      raw_value: amountFromMinor(money.order_value + discount, money.currency.exponent),
       claim_value: order.order_value,
       type: 'referral',
       products: order.products,
@@ -40,6 +39,7 @@ export function claimForRedemption(
       metadata: {},
       source,
     },
+    money.brandCurrency,
     { enforceEligibility: false, onDuplicate: 'reuse' },
   );
 }

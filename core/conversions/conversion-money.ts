@@ -1,5 +1,5 @@
 import type { Brand } from '../brands/brand';
-import { currencyExponent, requireCurrency } from '../currency';
+import { type Currency, currencyOf, requireCurrency } from '../currency';
 import { Invalid, Unprocessable } from '../errors';
 import { type ExchangeRate, type Minor, convertShare, exactMinor, maxMinor, parseExchangeRate, toMinor } from '../money';
 import type { ConversionInput } from './conversion-input';
@@ -9,13 +9,15 @@ import type { ConversionInput } from './conversion-input';
  * caller's, else the brand's), every amount in that currency's minor units, and, for an order in
  * another currency than the brand's, the caller's exchange_rate (brand-currency units per one
  * unit of the order's currency). referrer_reward_paid, like the reward ledger, is in the brand's.
+ * Both currencies are resolved here once; the steps after it read them from this value.
  */
 export interface ConversionMoney {
-  currency: string;
-  exponent: number;
+  /** The order's currency: its amounts are exact at its exponent. */
+  currency: Currency;
+  /** The brand's currency: the reward's (and a claim's) amounts are in it. */
+  brandCurrency: Currency;
   /** null: the order is in the brand's currency. */
   rate: ExchangeRate | null;
-  brandExponent: number;
   order_value: Minor;
   order_subtotal: Minor | null;
   discount_applied: Minor | null;
@@ -28,22 +30,22 @@ export interface ConversionMoney {
 }
 
 export function conversionMoney(brand: Brand, input: ConversionInput): ConversionMoney {
-  const currency = input.currency == null ? brand.currency : requireCurrency(input.currency);
-  const exponent = currencyExponent(currency);
-  const brandExponent = currencyExponent(brand.currency);
-  const exact = (value: number, field: string) => exactMinor(value, exponent, field, currency);
+  const brandCurrency = currencyOf(brand.currency);
+  const currency = input.currency == null ? brandCurrency : currencyOf(requireCurrency(input.currency));
+  const { exponent } = currency;
+  const brandExponent = brandCurrency.exponent;
+  const exact = (value: number, field: string) => exactMinor(value, exponent, field, currency.code);
   const optional = (value: number | null | undefined, field: string) => (value == null ? null : exact(value, field));
   const orderValue = exact(input.order_value, 'order_value');
-  const rate = currency === brand.currency ? null : exchangeRate(brand, input, currency);
+  const rate = currency.code === brand.currency ? null : exchangeRate(brand, input, currency.code);
   // A reward is at most the order's value converted: that must fit the brand's money columns.
   if (rate && Math.abs(convertShare(orderValue, exponent, rate, brandExponent)) > maxMinor(brandExponent)) {
     throw new Invalid(`exchange_rate: ${rate.text} makes order_value larger than the largest amount in ${brand.currency}`);
   }
   return {
     currency,
-    exponent,
+    brandCurrency,
     rate,
-    brandExponent,
     order_value: orderValue,
     order_subtotal: optional(input.order_subtotal, 'order_subtotal'),
     discount_applied: optional(input.discount_applied, 'discount_applied'),

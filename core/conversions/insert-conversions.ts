@@ -6,14 +6,15 @@ import { statementOnce } from '../db/prepared-statement';
 import { canonicalIp } from '../fraud/client-ip';
 import type { FraudReason } from '../fraud/fraud-rules';
 import { openReviews } from '../fraud/review-hold';
+import type { ReviewSummary } from '../fraud/reviews';
 import { creditNewRewards } from '../ledger/reward-ledger';
 import { queueRewardMail } from '../mail/enqueue-mail';
 import { type Minor, convertShare, decimalFromMinor, minorFromDecimal, percentOf, toMinor } from '../money';
-import { type NewRewardOptions, insertNewRewards, newRewardStatus } from '../rewards/reward-records';
+import { insertNewRewards } from '../rewards/reward-records';
 import type { RewardStatus } from '../rewards/reward-status';
 import type { ConversionInput } from './conversion-input';
 import type { ConversionMoney } from './conversion-money';
-import type { Attribution } from './conversion-records';
+import type { Attribution, ExistingConversion } from './conversion-records';
 import { CONVERSION_VIEW_COLUMNS, type ConversionRow } from './conversion-view';
 
 /** A paid order decided and not yet written: everything its row, lines, reward, review and claim need. */
@@ -22,13 +23,14 @@ export interface NewConversion {
   input: ConversionInput;
   attribution: Attribution;
   money: ConversionMoney;
-  rewardOptions: NewRewardOptions;
-  /** What the fraud rules found; any: the reward is held in review and a review is opened. */
+  /** The status its reward starts in (in_review when the caller or the fraud rules hold it). */
+  rewardStatus: RewardStatus;
+  /** What the fraud rules found; any: a review is opened. */
   reasons: FraudReason[];
 }
 
-/** A conversion as written, with the review opened for it (null: none). */
-export type InsertedConversion = ConversionRow & { review_id: string | null };
+/** What the statement returns per row: the conversion with the id of the review opened for it (null: none). */
+type InsertedRow = ConversionRow & { item: number; review_id: string | null };
 
 /** The columns of a new conversions row, in the order the statement's record lists them. */
 const CONVERSION_COLUMNS: Array<[column: string, type: string]> = [
@@ -88,29 +90,30 @@ const insertStatement = statementOnce(1, (db, [records]) =>
 );
 
 /**
- * Writes the conversions, answering each by position: its row with its review id, or undefined
- * when another request recorded the order first (a lost race). At most one row per order (by
- * order id, or content hash without one) per call: the caller writes a repeat after its first.
+ * Writes the conversions, answering each by position: its row with the review opened for it, or
+ * undefined when another request recorded the order first (a lost race). At most one row per
+ * order (by order id, or content hash without one) per call: the caller writes a repeat after its first.
  */
-export async function insertConversions(trx: Knex.Transaction, conversions: NewConversion[]): Promise<Array<InsertedConversion | undefined>> {
+export async function insertConversions(trx: Knex.Transaction, conversions: NewConversion[]): Promise<Array<ExistingConversion | undefined>> {
   if (conversions.length === 0) return [];
   const records = conversions.map((conversion, item) => ({ item, ...conversionRecord(conversion) }));
   const { rows } = await insertStatement(trx, [JSON.stringify(records)]);
-  const byItem = new Map((rows as Array<InsertedConversion & { item: number }>).map(({ item, ...row }) => [item, row]));
-  return conversions.map((_, item) => byItem.get(item));
-}
-
-/** The status the new conversion's reward starts in: in review when the caller or the fraud rules hold it. */
-export function newConversionRewardStatus({ brand, rewardOptions, reasons }: Pick<NewConversion, 'brand' | 'rewardOptions' | 'reasons'>): RewardStatus {
-  return newRewardStatus(brand, { inReview: rewardOptions.inReview === true || reasons.length > 0 });
+  const byItem = new Map((rows as InsertedRow[]).map(({ item, ...row }) => [item, row]));
+  return conversions.map(({ reasons }, item) => {
+    const inserted = byItem.get(item);
+    if (!inserted) return undefined;
+    const { review_id, ...row } = inserted;
+    const review: ReviewSummary | null = review_id === null ? null : { review_id: Number(review_id), status: 'open', reasons };
+    return { ...row, review };
+  });
 }
 
 /** The statement's record of one new conversion: its row, its reward's start and its review's reasons and lines. */
-function conversionRecord({ brand, input, attribution, money, rewardOptions, reasons }: NewConversion) {
-  const decimal = (minor: Minor) => decimalFromMinor(minor, money.exponent);
+function conversionRecord({ brand, input, attribution, money, rewardStatus, reasons }: NewConversion) {
+  const decimal = (minor: Minor) => decimalFromMinor(minor, money.currency.exponent);
   const optional = (minor: Minor | null) => (minor === null ? null : decimal(minor));
   // A claim's discount is in the brand's currency: it stands in for an order in that currency only.
-  const claimDiscount = attribution.claim && money.rate === null ? minorFromDecimal(attribution.claim.discount_applied, money.exponent) : 0;
+  const claimDiscount = attribution.claim && money.rate === null ? minorFromDecimal(attribution.claim.discount_applied, money.currency.exponent) : 0;
   const discountApplied = money.discount_applied ?? (money.coupon_discount > 0 ? money.coupon_discount : claimDiscount);
   const totalDiscount = money.total_discount ?? discountApplied;
   return {
@@ -134,14 +137,14 @@ function conversionRecord({ brand, input, attribution, money, rewardOptions, rea
     total_discount: decimal(totalDiscount),
     discount_value: input.discount_value ?? null,
     discount_type: input.discount_type ?? null,
-    referrer_reward_paid: decimalFromMinor(referrerReward(brand, input, attribution, money), money.brandExponent),
+    referrer_reward_paid: decimalFromMinor(referrerReward(brand, input, attribution, money), money.brandCurrency.exponent),
     referee_reward_paid: optional(money.referee_reward_paid),
-    currency: money.currency,
+    currency: money.currency.code,
     exchange_rate: money.rate?.text ?? null,
     source: input.source ?? null,
     coupons_applied: input.coupons_applied,
     metadata: { ...input.metadata, attributed_via: attribution.via },
-    reward_status: newConversionRewardStatus({ brand, rewardOptions, reasons }),
+    reward_status: rewardStatus,
     hold_days: brand.reward_hold_days,
     reasons,
     lines: productRows(input, money),
@@ -157,9 +160,9 @@ function referrerReward(brand: Brand, input: ConversionInput, attribution: Attri
   // An advocate spending their own reward, or a customer using their own code, earns nothing.
   if (input.type === 'advocate') return 0;
   if (input.email !== null && attribution.advocate_email_normalized === normalizeEmail(input.email)) return 0;
-  if (brand.reward_type !== 'percentage') return toMinor(brand.reward_value, money.brandExponent);
+  if (brand.reward_type !== 'percentage') return toMinor(brand.reward_value, money.brandCurrency.exponent);
   if (money.rate === null) return percentOf(money.order_value, brand.reward_value);
-  return convertShare(money.order_value, money.exponent, money.rate, money.brandExponent, brand.reward_value);
+  return convertShare(money.order_value, money.currency.exponent, money.rate, money.brandCurrency.exponent, brand.reward_value);
 }
 
 function productRows(input: ConversionInput, money: ConversionMoney) {
@@ -169,8 +172,8 @@ function productRows(input: ConversionInput, money: ConversionMoney) {
       line_no: index + 1,
       name: line.name,
       quantity: line.quantity,
-      price: decimalFromMinor(price, money.exponent),
-      line_total: decimalFromMinor(line_total, money.exponent),
+      price: decimalFromMinor(price, money.currency.exponent),
+      line_total: decimalFromMinor(line_total, money.currency.exponent),
       sku: line.sku ?? null,
       attributes: line.attributes,
     };

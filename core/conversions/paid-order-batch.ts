@@ -5,14 +5,14 @@ import type { Brand } from '../brands/brand';
 import { type ClaimRecord, type ClaimsOfOrders, findClaimsOfOrders } from '../claims/claim-records';
 import { NotFound } from '../errors';
 import { canonicalIp } from '../fraud/client-ip';
-import { type FraudSignals, NO_SIGNALS } from '../fraud/fraud-rules';
+import type { FraudSignals } from '../fraud/fraud-rules';
 import { type SignalsRequest, fraudSignals } from '../fraud/fraud-signals';
 import { needsSignals, screenedOrder } from '../fraud/screen-conversion';
 import { ASK_VISITS, type ReferralFacts, namedCodes, referrerFromFacts } from './attribute-conversion';
 import type { ConversionInput } from './conversion-input';
-import { type ExistingConversion, brandOrderKey, findExistingConversion, findExistingConversions } from './conversion-records';
+import { type ExistingConversion, brandOrderKey, findExistingConversions } from './conversion-records';
 import type { ConversionRow } from './conversion-view';
-import type { PaidOrder } from './record-paid-order';
+import type { PaidOrder } from './paid-order';
 
 /** The fraud signals of an order depend on its brand, its advocate and what it says of the shopper. */
 function signalsKey(brandId: string, advocateId: number, input: ConversionInput): string {
@@ -28,18 +28,14 @@ const count = (counts: Map<string, number>, key: string) => counts.get(key) ?? 0
  * as its orders are decided, since an earlier order of the batch can change what a later one
  * finds (docs/decisions.md, *Look-ups per batch*): its conversion is the later one's duplicate,
  * the claim it linked is no longer pending, it counts toward the advocate's and the IP's velocity.
- * Where memory cannot tell (an order whose advocate changed, or whose advocate ordered in the
- * batch as a customer), the order reads its signals alone, after the orders held back are written
- * (settle), so the database sees the batch's writes.
+ * Where memory cannot tell (knownSignals: null), the store reads the database instead
+ * (batched-paid-order-store.ts). Memory only: nothing here writes.
  */
 export class PaidOrderBatch implements ReferralFacts {
   private readonly linkedClaims = new Set<string>();
   private readonly advocateOrders = new Map<string, number>();
   private readonly ipOrders = new Map<string, number>();
   private readonly customerEmails = new Set<string>();
-  /** Orders decided and not yet written (writePaidOrders holds them back to write together), by brandOrderKey. */
-  private readonly held = new Set<string>();
-  private writeHeld: () => Promise<void> = async () => {};
 
   private constructor(
     private readonly existing: Map<string, ExistingConversion>,
@@ -109,48 +105,26 @@ export class PaidOrderBatch implements ReferralFacts {
     return pending.find(open) ?? null;
   }
 
+  /** The conversion the batch knows for this order id (read with the batch, or written or answered since). */
+  knownConversion(brandId: string, orderId: string): ExistingConversion | undefined {
+    return this.existing.get(brandOrderKey(brandId, orderId));
+  }
+
   /**
-   * The orders decided so far are written by `write` before the database is next read (settle):
-   * a read must see them, as it would had each been written when decided.
+   * The rules' signals for this order of `advocateId`, counting the orders the batch decided before
+   * it; null when memory cannot tell (an order whose advocate changed, or whose advocate ordered in
+   * the batch as a customer): the database must be read, after the batch's earlier orders are written.
    */
-  holdWritesUntilRead(write: () => Promise<void>): void {
-    this.writeHeld = write;
-  }
-
-  /** Writes what is held back, before a read of the database that could see it. */
-  async settle(): Promise<void> {
-    if (this.held.size === 0) return;
-    this.held.clear();
-    await this.writeHeld();
-  }
-
-  /** The conversion already recorded for this order (an earlier order of the batch included). */
-  async existingConversion(trx: Knex.Transaction, brandId: string, input: ConversionInput): Promise<ExistingConversion | undefined> {
-    if (input.order_id === null) {
-      await this.settle();
-      return findExistingConversion(trx, brandId, input);
-    }
-    const key = brandOrderKey(brandId, input.order_id);
-    if (this.held.has(key)) await this.settle();
-    return this.existing.get(key);
-  }
-
-  /** The rules' signals for this order of `advocateId`, counting the orders the batch decided before it. */
-  async signalsFor(trx: Knex.Transaction, brand: Brand, input: ConversionInput, advocateId: number): Promise<FraudSignals> {
-    if (!needsSignals(brand, input)) return NO_SIGNALS;
+  knownSignals(brand: Brand, input: ConversionInput, advocateId: number): FraudSignals | null {
     const brandId = brand.brand_id;
     const read = this.signals.get(signalsKey(brandId, advocateId, input));
-    if (read && !this.customerEmails.has(`${brandId}:${read.advocate_email}`)) {
-      const ip = screenedOrder(input).ip;
-      return {
-        ...read,
-        advocate_last_hour: read.advocate_last_hour + count(this.advocateOrders, `${brandId}:${advocateId}`),
-        ip_last_day: read.ip_last_day + (ip === null ? 0 : count(this.ipOrders, `${brandId}:${ip}`)),
-      };
-    }
-    await this.settle();
-    const [alone] = await fraudSignals(trx, [{ brandId, brand, advocateId, order: screenedOrder(input) }]);
-    return alone!;
+    if (!read || this.customerEmails.has(`${brandId}:${read.advocate_email}`)) return null;
+    const ip = screenedOrder(input).ip;
+    return {
+      ...read,
+      advocate_last_hour: read.advocate_last_hour + count(this.advocateOrders, `${brandId}:${advocateId}`),
+      ip_last_day: read.ip_last_day + (ip === null ? 0 : count(this.ipOrders, `${brandId}:${ip}`)),
+    };
   }
 
   /**
@@ -158,8 +132,6 @@ export class PaidOrderBatch implements ReferralFacts {
    * of the batch finds its claim linked and counts it toward the advocate's and the IP's velocity.
    */
   decided(brandId: string, input: ConversionInput, advocateId: number, claim: ClaimRecord | null): void {
-    // Without an order id its content is its key (no later order of the batch is decided before it is written).
-    this.held.add(input.order_id !== null ? brandOrderKey(brandId, input.order_id) : `${brandId}#${input.content_hash ?? ''}`);
     if (claim) this.linkedClaims.add(`${brandId}:${claim.claim_id}`);
     const advocate = `${brandId}:${advocateId}`;
     this.advocateOrders.set(advocate, count(this.advocateOrders, advocate) + 1);

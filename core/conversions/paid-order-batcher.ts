@@ -1,9 +1,8 @@
 import type { Knex } from 'knex';
 import { type WriteBatcher, type WriteBatcherOptions, createWriteBatcher } from '../db/write-batcher';
+import type { PaidOrder, PaidOrderResult } from './paid-order';
 import { PaidOrderBatch } from './paid-order-batch';
-import { type PaidOrder, type PaidOrderResult, writePaidOrder, writePaidOrders } from './record-paid-order';
-
-export type { PaidOrder } from './record-paid-order';
+import { writePaidOrder, writePaidOrders } from './record-paid-order';
 
 export type PaidOrderBatchOptions = Omit<WriteBatcherOptions<PaidOrder, PaidOrderResult, PaidOrderBatch>, 'write' | 'writeAll' | 'keyOf' | 'prepare'>;
 

@@ -1,6 +1,7 @@
 import type { Brand } from '../../../core/brands/brand';
 import type { Knex } from 'knex';
-import { type PaidOrder, type PaidOrderInput, type PaidOrderResult, recordPaidOrders, writePaidOrders } from '../../../core/conversions/record-paid-order';
+import type { PaidOrder, PaidOrderInput, PaidOrderResult } from '../../../core/conversions/paid-order';
+import { recordPaidOrders, writePaidOrders } from '../../../core/conversions/record-paid-order';
 import type { Delivery } from '../inbox';
 import { mapPaidOrder } from '../map-paid-order';
 import { BRAND_GONE, type DeliveryRunFacts, type HandlerOutcome, type TopicHandler } from './topic-handler';
