@@ -74,7 +74,7 @@ export async function writePaidOrder(trx: Knex.Transaction, item: PaidOrder, bat
  * referral discount code becomes a claim where the plan has claims, the brand's fraud rules screen
  * it (a flagged one is held for review: written, not credited), and the conversion, its reward
  * credit (or review) and its claim's status are written together. The batch's new conversions go
- * in one statement (docs/decisions.md, *One statement per batch*): an order whose decision reads
+ * in one statement (docs/development/decisions.md, *One statement per batch*): an order whose decision reads
  * the database (a repeat, a redemption's claim, its own fraud signals) first writes those held
  * back, so each order sees the same database as when written one after the other.
  */
@@ -130,7 +130,7 @@ async function answerNew(trx: Knex.Transaction, batch: PaidOrderBatch, decided: 
   }
   const review: ReviewSummary | null = inserted.review_id === null ? null : { review_id: Number(inserted.review_id), status: 'open', reasons };
   const conversion = toConversionView(inserted);
-  // Webhooks (docs/webhooks.md): in the batch's transaction; a duplicate returned above emits nothing.
+  // Webhooks (docs/api/webhooks.md): in the batch's transaction; a duplicate returned above emits nothing.
   await emitWebhookEvents(trx, brand.brand_id, conversionCreatedEvents({ ...conversion, review }, newConversionRewardStatus(decided)));
   batch.wrote(brand.brand_id, input, { ...inserted, review });
   return { result: { attributed: true, duplicate: false, conversion, review }, claim_id: attribution.claim?.claim_id ?? null };
