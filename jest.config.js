@@ -4,7 +4,7 @@ const TAKES_VALUE = /^(-t|-c|-w|--testNamePattern|--config|--maxWorkers|--output
 /**
  * Files named on the command line (`npx jest test/claims/track-claim.test.ts`, `npm test -- claims`)
  * run as they are; otherwise every test file runs inside one of a few suites (test/suites), which
- * load the app once per suite instead of once per file (docs/testing.md).
+ * load the app once per suite instead of once per file (docs/development/testing.md).
  */
 function namesFiles(argv) {
   return argv.some((arg, i) => !arg.startsWith('-') && !(i > 0 && TAKES_VALUE.test(argv[i - 1])));

@@ -70,7 +70,7 @@ async function main(): Promise<void> {
     }
     // Every order credited to one advocate: no row of one advocate may serialize the others' writes.
     const hotAdvocate = await measure(scenario('conversion ingest, one hot advocate', CONVERSION, 64, 201, newConversion(codes.slice(0, 1))));
-    // Program emails (docs/program-emails.md): the same ingest with the reward emails off and on.
+    // Program emails (docs/merchants/program-emails.md): the same ingest with the reward emails off and on.
     const emails = await emailsOnAndOff(setup, measure, SECONDS);
     notes.push(
       `program emails: conversion ingest at 64, reward emails on ÷ off = ${(emails.on / emails.off).toFixed(3)} (${emails.on.toFixed(0)} ÷ ${emails.off.toFixed(0)} req/s, off-on-on-off); ` +

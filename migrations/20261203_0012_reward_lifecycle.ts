@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { runStatements } from './run-statements';
 
-// The reward lifecycle (docs/reward-lifecycle.md): one `rewards` row per credited conversion, held
+// The reward lifecycle (docs/merchants/reward-lifecycle.md): one `rewards` row per credited conversion, held
 // (pending) for the brand's hold period, then approved, paid out or voided. Every transition is a
 // ledger entry of its own kind, saying who did it and why. Credits recorded before this migration
 // were spendable at once: they become approved rewards, so old data keeps its meaning.

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { runStatements } from './run-statements';
 
-// Fraud rules and the review queue (docs/fraud-review.md). A flagged conversion is recorded with
+// Fraud rules and the review queue (docs/merchants/fraud-review.md). A flagged conversion is recorded with
 // a review and no ledger credit until a reviewer approves it. The rules need the shopper's IP on
 // visits and conversions, the platform's customer id on conversions, and a brand's switches.
 const upSql = `

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { runStatements } from './run-statements';
 
-// Currencies (docs/currencies.md): a brand sells in one ISO 4217 currency (its reward ledger's);
+// Currencies (docs/merchants/currencies.md): a brand sells in one ISO 4217 currency (its reward ledger's);
 // a conversion records its own currency and, when that is not the brand's, the caller's exchange
 // rate. Money columns were numeric(14,2); KWD has 3 decimals and CLF 4, so they become
 // money_amount: numeric in major units with at most 4 decimals and 12 digits before the point.

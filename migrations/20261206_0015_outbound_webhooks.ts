@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { runStatements } from './run-statements';
 
-// Signed outbound webhooks (docs/webhooks.md): a brand's endpoints, the events its changes emit
+// Signed outbound webhooks (docs/api/webhooks.md): a brand's endpoints, the events its changes emit
 // (written in the change's own transaction: an outbox) and one delivery per event and endpoint.
 const upSql = `
 CREATE TABLE webhook_endpoints (

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { runStatements } from './run-statements';
 
-// Dashboard reports in the brand's currency and the reward lifecycle (docs/dashboard.md):
+// Dashboard reports in the brand's currency and the reward lifecycle (docs/merchants/dashboard.md):
 // - the stored report figures were numeric(16,2): a KWD brand's have 3 decimals, a CLF one's 4.
 //   They become plain numeric (exact at any scale; a day's sum may pass money_amount's 12 digits).
 //   Stored rows are a cache, computed before orders in another currency were converted: deleted,

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { runStatements } from './run-statements';
 
-// Program emails (docs/program-emails.md): each brand's switches, language, sender and store URL;
+// Program emails (docs/merchants/program-emails.md): each brand's switches, language, sender and store URL;
 // the mail outbox (a message row written in the change's own transaction, sent by a worker); the
 // merchant's own wording of a template; and the addresses that unsubscribed or bounced.
 const upSql = `

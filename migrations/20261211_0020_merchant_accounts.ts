@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { runStatements } from './run-statements';
 
-// Merchant self-service (docs/merchant-accounts.md): the people who run a brand's program (each with
+// Merchant self-service (docs/merchants/merchant-accounts.md): the people who run a brand's program (each with
 // a role), whose sign-in links and sessions now name them; the audit log of what they change; the
 // account emails (sign-in link, invitation) in the mail outbox; and advocate imports, processed
 // by a worker in chunks that each commit with the import's progress (resumable after a crash).

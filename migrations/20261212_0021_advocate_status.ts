@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { runStatements } from './run-statements';
 
-// Deactivating an advocate (docs/decisions.md, *Deactivated advocates*): their codes stop
+// Deactivating an advocate (docs/development/decisions.md, *Deactivated advocates*): their codes stop
 // attributing new orders, visits and claims; their history and earned rewards stay.
 const upSql = `
 ALTER TABLE advocates

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { runStatements } from './run-statements';
 
-// The friend's offer as a Shopify code discount (docs/shopify-discounts.md): one discount per linked
+// The friend's offer as a Shopify code discount (docs/merchants/shopify-discounts.md): one discount per linked
 // shop, and every active referral code of the brand one of its redeem codes. The wanted state is
 // the brand's own data (its offer, its active advocates' codes); these tables hold what Shopify has,
 // so the sync worker's diff is what is left to do — it survives a restart, and a code created by

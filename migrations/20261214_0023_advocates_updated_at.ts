@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { runStatements } from './run-statements';
 
 // When an advocate or their codes last changed, for GET /api/v1/advocates?updated_since= (the
-// Medusa plugin pulls the codes it provisions as promotions; docs/decisions.md, *Referral codes as
+// Medusa plugin pulls the codes it provisions as promotions; docs/development/decisions.md, *Referral codes as
 // Medusa promotions*). Existing rows take their enrolment time; every change sets it to now().
 const upSql = `
 ALTER TABLE advocates ADD COLUMN updated_at timestamptz;

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { runStatements } from './run-statements';
 
-// The storefront (docs/storefront.md): the origins allowed to call the service with the brand's
+// The storefront (docs/merchants/storefront.md): the origins allowed to call the service with the brand's
 // publishable key from a browser (CORS), and when an advocate who joined on the store consented.
 const upSql = `
 ALTER TABLE brands ADD COLUMN allowed_origins text[] NOT NULL DEFAULT '{}';

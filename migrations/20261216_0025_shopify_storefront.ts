@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { runStatements } from './run-statements';
 
-// The Shopify app proxy's page (docs/storefront.md): which advocate a shop's logged-in customer
+// The Shopify app proxy's page (docs/merchants/storefront.md): which advocate a shop's logged-in customer
 // became when they joined there. The page shows figures only through this mapping, never by an
 // email the browser sends (the app has no read_customers scope to look the customer up).
 const upSql = `

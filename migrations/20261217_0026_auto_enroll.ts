@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { runStatements } from './run-statements';
 
-// Every paying customer an advocate (docs/storefront.md, "Enrolling paying customers"): a brand's
+// Every paying customer an advocate (docs/merchants/storefront.md, "Enrolling paying customers"): a brand's
 // switch, and the enrolments a paid order asks for, written in its own transaction (an outbox: one
 // row per brand and address, however many orders they pay) and created by the advocates worker.
 const upSql = `

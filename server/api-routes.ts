@@ -27,7 +27,7 @@ export function apiRoutes(): Router<AppState, AppContext> {
   const allPlans = requirePlan(...FEATURE_PLANS.tracking);
   router.post('/track/conversion', rateLimit('conversion'), readRawBody, authenticateApiKey, allPlans, trackConversion);
   router.post('/track/refund', rateLimit('refund'), readRawBody, authenticateApiKey, allPlans, trackRefund);
-  // The storefront's two routes: a page may call them with the brand's publishable key (docs/storefront.md).
+  // The storefront's two routes: a page may call them with the brand's publishable key (docs/merchants/storefront.md).
   router.options('/track/visit', acceptPublishableKey);
   router.post('/track/visit', acceptPublishableKey, rateLimit('visit'), readRawBody, authenticateApiKey, requirePlan(...FEATURE_PLANS.visits), trackVisit);
   router.options('/advocates/join', acceptPublishableKey);
@@ -43,7 +43,7 @@ export function apiRoutes(): Router<AppState, AppContext> {
   router.post('/rewards/:id/approve', rateLimit('rewards'), readRawBody, authenticateApiKey, rewards, approveRewardRoute);
   router.post('/rewards/:id/void', rateLimit('rewards'), readRawBody, authenticateApiKey, rewards, voidRewardRoute);
   router.get('/advocates/:id/balance', rateLimit('rewards'), authenticateApiKey, rewards, advocateBalanceRoute);
-  // The fraud review queue (docs/fraud-review.md): every plan has fraud rules, so every plan reviews.
+  // The fraud review queue (docs/merchants/fraud-review.md): every plan has fraud rules, so every plan reviews.
   router.get('/reviews', rateLimit('review'), authenticateApiKey, allPlans, listReviewsRoute);
   router.post('/reviews/:id/approve', rateLimit('review'), readRawBody, authenticateApiKey, allPlans, approveReviewRoute);
   router.post('/reviews/:id/reject', rateLimit('review'), readRawBody, authenticateApiKey, allPlans, rejectReviewRoute);

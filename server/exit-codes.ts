@@ -1,4 +1,4 @@
-/** How `npm start` and `npx referrals` end; documented in the README's Operations section. */
+/** How `npm start` and `npx referrals` end; documented in docs/operations/running.md, *Exit codes*. */
 export const EXIT = {
   ok: 0,
   /** Anything unexpected, a bad setting, a failed migration; the CLI: a command that failed. */

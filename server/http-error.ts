@@ -1,6 +1,7 @@
 /**
  * Every error answer's body is `{success: false, error: <human message>, code: <one of these>}`.
- * The one list of codes: the error middleware, the OpenAPI document and the README use it.
+ * The one list of codes: the error middleware, the OpenAPI document and docs/api/rest.md
+ * (its errors table, checked by test/docs/openapi-docs.test.ts) use it.
  */
 export const ERROR_CODES = {
   invalid_request: { status: 400, meaning: 'A field is missing or invalid (named in `error`), or the body is not a JSON object' },

@@ -69,7 +69,7 @@ const rewardEnvelope = { description: 'Success envelope `{success: true, data}`:
 const transition = (summary: string, schema: z.ZodType) => ({
   post: { summary, security: apiKey, parameters: rewardPath, requestBody: body(schema), responses: { ...errors, '200': rewardEnvelope } },
 });
-/** POST /api/v1/reviews/{id}/approve|reject: the review's decision (docs/fraud-review.md). */
+/** POST /api/v1/reviews/{id}/approve|reject: the review's decision (docs/merchants/fraud-review.md). */
 function decide(summary: string, requestBody: object) {
   const id = { name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } };
   const decided = { '200': { description: '`{review, reward_credited}`' }, '409': { description: 'Already decided, with review_status' } };
@@ -83,7 +83,7 @@ function operation(summary: string, responses: Record<string, object>, parameter
 const pathId = (description: string) => ({ name: 'id', in: 'path', required: true, description, schema: { type: 'string' } });
 const endpointId = pathId('Webhook endpoint id (`ep_…`)');
 
-/** Outbound webhook endpoints and their delivery log (docs/webhooks.md). */
+/** Outbound webhook endpoints and their delivery log (docs/api/webhooks.md). */
 function webhookPaths() {
   return {
     '/api/v1/webhook-endpoints': {
@@ -105,7 +105,7 @@ function webhookPaths() {
   };
 }
 
-/** Program emails: what was sent, and each template's words (docs/program-emails.md). */
+/** Program emails: what was sent, and each template's words (docs/merchants/program-emails.md). */
 function emailPaths() {
   const template = { name: 'template', in: 'path', required: true, schema: { type: 'string', enum: [...MAIL_TEMPLATES] } };
   return {

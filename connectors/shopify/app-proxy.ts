@@ -18,7 +18,7 @@ import { type StorefrontCustomer, advocateFigures, mapCustomer, mappedAdvocateId
 /**
  * The app proxy (shopify.app.toml `[app_proxy]`): Shopify forwards the store's /apps/referrals to
  * /shopify/proxy, adding shop, logged_in_customer_id, path_prefix and timestamp to the query and
- * signing it (`signature`). The page is the advocate's own, in the store's theme (docs/storefront.md).
+ * signing it (`signature`). The page is the advocate's own, in the store's theme (docs/merchants/storefront.md).
  */
 export const PROXY_PATH = '/shopify/proxy';
 export const PROXY_JOIN_PATH = `${PROXY_PATH}/join`;

@@ -1,5 +1,5 @@
 /**
- * The Admin GraphQL documents of the friend's-offer discount (docs/shopify-discounts.md), each
+ * The Admin GraphQL documents of the friend's-offer discount (docs/merchants/shopify-discounts.md), each
  * validated against the 2026-10 schema with its cost and scopes (test/shopify/admin-documents.test.ts).
  * They need `write_discounts` (which grants `read_discounts`).
  */

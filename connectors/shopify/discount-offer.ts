@@ -5,7 +5,7 @@ import type { Brand } from '../../core/brands/brand';
 import { currencyExponent } from '../../core/currency';
 import { decimalFromMinor, toMinor } from '../../core/money';
 
-/** The friend's offer as Shopify code-discount input (docs/shopify-discounts.md, "The offer in Shopify's terms"). */
+/** The friend's offer as Shopify code-discount input (docs/merchants/shopify-discounts.md, "The offer in Shopify's terms"). */
 export interface ShopifyOffer {
   kind: 'basic' | 'free_shipping';
   /** The input without `code` and `startsAt`, which only a creation sends. */

@@ -11,7 +11,7 @@ import { type ShopifyOffer, offerRefusal, shopifyOffer } from './discount-offer'
 
 /**
  * Keeps a linked shop's friend-offer discount and its redeem codes in step with the brand
- * (docs/shopify-discounts.md). What is wanted is read from the brand itself (its offer, its active
+ * (docs/merchants/shopify-discounts.md). What is wanted is read from the brand itself (its offer, its active
  * advocates' referral codes); shopify_discounts and shopify_discount_codes hold what Shopify has.
  * Each pass does the difference, a bounded number of calls at a time, so 10,000 new codes reach
  * Shopify over a few passes without holding a request, and a restart resumes from the tables.

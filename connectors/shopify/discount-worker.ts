@@ -40,7 +40,7 @@ export async function syncDiscounts(db: Knex, options: DiscountPassOptions): Pro
 }
 
 /**
- * The friend's-offer discount sync of this process (docs/shopify-discounts.md): a pass every
+ * The friend's-offer discount sync of this process (docs/merchants/shopify-discounts.md): a pass every
  * `intervalMs` (a code created anywhere reaches Shopify within about that), and at once after a
  * pass that found work, until none is left.
  */

@@ -150,7 +150,7 @@ async function* explainAccessDenied<T>(pages: AsyncGenerator<T>): AsyncGenerator
   } catch (error) {
     if (!/access denied/i.test((error as Error).message)) throw error;
     throw new Error(
-      `${(error as Error).message} Reading orders needs the read_orders scope and protected customer data access (level 1, and level 2 for Email): request it in the Dev Dashboard (README: Shopify app, step 2), then run reconcile again.`,
+      `${(error as Error).message} Reading orders needs the read_orders scope and protected customer data access (level 1, and level 2 for Email): request it in the Dev Dashboard (docs/merchants/shopify.md, step 2), then run reconcile again.`,
     );
   }
 }

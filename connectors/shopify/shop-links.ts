@@ -57,7 +57,7 @@ export async function saveShopLink(
       installed_at: trx.fn.now(),
       uninstalled_at: null,
     });
-  // The brand's codes become the shop's discount codes (docs/shopify-discounts.md): share links apply them at checkout.
+  // The brand's codes become the shop's discount codes (docs/merchants/shopify-discounts.md): share links apply them at checkout.
   await updateBrand(trx, link.brand_id, { share_link_kind: 'shopify_discount' });
 }
 

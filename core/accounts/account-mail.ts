@@ -3,7 +3,7 @@ import { encryptSecret } from '../brands/key-encryption';
 import type { Executor } from '../db/transaction';
 
 /**
- * The emails a merchant's own account gets (docs/merchant-accounts.md): a sign-in link and an
+ * The emails a merchant's own account gets (docs/merchants/merchant-accounts.md): a sign-in link and an
  * invitation. They go through the program emails' outbox and worker, but no brand switch or
  * program unsubscribe stops them (a person asked for them), and the link in them is stored
  * encrypted (it opens a session until it is used or expires).

@@ -5,7 +5,7 @@ import type { Executor } from '../db/transaction';
 import { Conflict, Forbidden, Invalid, NotFound } from '../errors';
 
 /**
- * The people who run a brand's program (docs/merchant-accounts.md). An owner manages everything,
+ * The people who run a brand's program (docs/merchants/merchant-accounts.md). An owner manages everything,
  * users included; an admin changes the program, advocates, keys and payouts and invites admins
  * and viewers; a viewer sees and changes nothing.
  */

@@ -6,7 +6,7 @@ import { type AdvocateView, advocateView } from './advocate-page';
 import { getAdvocate } from './advocates';
 import { normalizeEmail } from './normalize';
 
-/** An advocate's rewards by status, in major units of the brand's currency (the ledger's figures, docs/reward-lifecycle.md). */
+/** An advocate's rewards by status, in major units of the brand's currency (the ledger's figures, docs/merchants/reward-lifecycle.md). */
 export interface RewardsByStatus {
   currency: string;
   /** Held: pending and in-review rewards, net of refunds during the hold (the balance's `pending`). */

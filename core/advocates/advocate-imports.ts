@@ -8,7 +8,7 @@ import { addReferralCode, generateCode } from './advocates';
 import { normalizeCode, normalizeEmail } from './normalize';
 
 /**
- * Advocates imported from a merchant's CSV (docs/merchant-accounts.md, "Importing advocates"). The
+ * Advocates imported from a merchant's CSV (docs/merchants/merchant-accounts.md, "Importing advocates"). The
  * upload stores the checked rows (advocate_import_rows); a worker creates them in chunks, each
  * chunk's advocates, the deletion of its rows and the import's progress committed together, so a
  * crash loses nothing and repeats nothing: the next pass resumes after the last committed chunk

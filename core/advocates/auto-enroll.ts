@@ -6,7 +6,7 @@ import { createChunk } from './advocate-imports';
 import { normalizeEmail } from './normalize';
 
 /**
- * Every paying customer an advocate (brand setting auto_enroll_customers; docs/storefront.md): a
+ * Every paying customer an advocate (brand setting auto_enroll_customers; docs/merchants/storefront.md): a
  * paid order of such a brand asks for its customer's enrolment in its own transaction — a row per
  * brand and address, so repeats, retries and several orders ask once — and the advocates worker
  * creates them with their code and welcome email (processEnrollments). Brands without the switch

@@ -21,7 +21,7 @@ export interface Joined {
 }
 
 /**
- * A shopper joins the program from the store (docs/storefront.md): an advocate is created once per
+ * A shopper joins the program from the store (docs/merchants/storefront.md): an advocate is created once per
  * email, with their consent's time and the welcome email; joining again answers the same code and
  * link (nothing else: no balance, no name change). A deactivated advocate cannot rejoin (409).
  */

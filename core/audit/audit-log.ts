@@ -1,7 +1,7 @@
 import type { Executor } from '../db/transaction';
 
 /**
- * The audit trail of what merchants change (docs/merchant-accounts.md): who, when, what, and the
+ * The audit trail of what merchants change (docs/merchants/merchant-accounts.md): who, when, what, and the
  * values before and after. Written in the change's own transaction, so a change and its record
  * commit or roll back together.
  */

@@ -7,7 +7,7 @@ import { decryptSecret, encryptSecret, hashApiKey } from './key-encryption';
 /**
  * A secret key (`rk_…`) works on every route and stays on the merchant's server; a publishable key
  * (`pk_…`) may sit in a storefront page: it only records visits and lets shoppers join
- * (docs/storefront.md). The kind is in the key itself, so a request's key is judged before any look-up.
+ * (docs/merchants/storefront.md). The kind is in the key itself, so a request's key is judged before any look-up.
  */
 export const API_KEY_KINDS = ['secret', 'publishable'] as const;
 export type ApiKeyKind = (typeof API_KEY_KINDS)[number];

@@ -57,11 +57,11 @@ export const brandSettingsSchema = z.object({
   attribution_window_days: z.number().int().positive(),
   /** A platform's test orders (Shopify `test: true`) count as sales: off by default, for trying the setup out. */
   count_test_orders: z.boolean(),
-  /** Days a new reward is held (pending) before it is approved; 0 approves at once (docs/reward-lifecycle.md). */
+  /** Days a new reward is held (pending) before it is approved; 0 approves at once (docs/merchants/reward-lifecycle.md). */
   reward_hold_days: z.number().int().nonnegative(),
   /** Advocate claims may spend pending (held) rewards too, not only approved ones. */
   allow_pending_redemption: z.boolean(),
-  /** Fraud rules (docs/fraud-review.md): each switch on by default; a flagged conversion is held for review. */
+  /** Fraud rules (docs/merchants/fraud-review.md): each switch on by default; a flagged conversion is held for review. */
   fraud_self_referral: z.boolean(),
   fraud_velocity: z.boolean(),
   fraud_disposable_email: z.boolean(),
@@ -70,7 +70,7 @@ export const brandSettingsSchema = z.object({
   fraud_max_per_ip_day: z.number().int().nonnegative().nullable(),
   /** How far back an advocate's own visits count for the same-IP rule. */
   fraud_ip_window_days: z.number().int().positive(),
-  /** Program emails (docs/program-emails.md): the language they are written in, who they are from, where links go. */
+  /** Program emails (docs/merchants/program-emails.md): the language they are written in, who they are from, where links go. */
   language: z.enum(LANGUAGES),
   /** The From name; null: the brand's name. */
   sender_name: z.string().trim().min(1).max(100).nullable(),
@@ -85,7 +85,7 @@ export const brandSettingsSchema = z.object({
   email_reengagement: z.boolean(),
   /** An advocate with no referral in this many days gets the re-engagement email (when it is on). */
   reengagement_days: z.number().int().positive().max(3650),
-  /** The storefront origins whose pages may call the service with the brand's publishable key (CORS); docs/storefront.md. */
+  /** The storefront origins whose pages may call the service with the brand's publishable key (CORS); docs/merchants/storefront.md. */
   allowed_origins: z.array(origin).max(20, { error: 'at most 20 origins' }),
   /** Every paying customer becomes an advocate (with the welcome email) after their first paid order; off by default. */
   auto_enroll_customers: z.boolean(),

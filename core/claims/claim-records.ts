@@ -61,7 +61,7 @@ export interface ClaimsOfOrders {
 }
 
 // The claims named by id, then every pending claim of the customers (OFFSET 0: knex leaves an offset of 0 out of a builder);
-// a deactivated advocate's claims are not found, so they attribute no new order (docs/decisions.md, *Deactivated advocates*).
+// a deactivated advocate's claims are not found, so they attribute no new order (docs/development/decisions.md, *Deactivated advocates*).
 const claimsOfOrders = statementOnce(2, (db, [named, customers]) =>
   db.raw('? UNION ALL ?', [
     lookUpByKeys(

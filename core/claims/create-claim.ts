@@ -134,9 +134,9 @@ export async function createClaimFor(
     const redeemed = Math.min(amounts.discount_applied, available);
     await redeemReward(trx, { brandId: brand.brand_id, advocateId: owner.advocate_id, claimId: claim.claim_id, amount: redeemed, exponent: currency.exponent });
   }
-  // Webhooks (docs/webhooks.md): in this transaction, so the event commits with the claim.
+  // Webhooks (docs/api/webhooks.md): in this transaction, so the event commits with the claim.
   await emitWebhookEvents(trx, brand.brand_id, [{ type: 'claim.created', data: toClaimView(claim) }]);
-  // An advocate referred a friend by email (no order yet): the friend hears of their offer (docs/program-emails.md).
+  // An advocate referred a friend by email (no order yet): the friend hears of their offer (docs/merchants/program-emails.md).
   if (input.type === 'referral' && !input.order_id && isMailbox(input.email)) {
     await enqueueMail(trx, [friendOfferMail(brand.brand_id, { email: input.email, emailNormalized: email }, { advocateId: owner.advocate_id, code: owner.code })]);
   }

@@ -24,7 +24,7 @@ interface Held {
 }
 
 /**
- * The store of one batch of paid orders (docs/decisions.md, *One statement per batch*): the
+ * The store of one batch of paid orders (docs/development/decisions.md, *One statement per batch*): the
  * orders run one after another, answered from the batch's look-ups (PaidOrderBatch) where they
  * can be; each new conversion is held back, its order waiting, until the batch's next read of
  * the database or its end, when the held ones are written in one statement and their orders

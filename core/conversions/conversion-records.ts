@@ -115,7 +115,7 @@ export async function completeIfPending(
     ],
   );
   const conversion = toConversionView(updated);
-  // Webhooks (docs/webhooks.md): the upgrade earns the reward now (held, in review or approved); its email was written with it.
+  // Webhooks (docs/api/webhooks.md): the upgrade earns the reward now (held, in review or approved); its email was written with it.
   if (conversion.referrer_reward_paid > 0) await emitWebhookEvents(trx, brand.brand_id, [rewardCredited(conversion, rewardStatus)]);
   return conversion;
 }

@@ -56,7 +56,7 @@ export async function convertPaidOrder(trx: Knex.Transaction, { brand, order }: 
     return answerRepeat(store, brand, winner, input, rewardOptions);
   }
 
-  // 8. Events (docs/webhooks.md): in this transaction, an outbox; a repeat emits none.
+  // 8. Events (docs/api/webhooks.md): in this transaction, an outbox; a repeat emits none.
   const conversion = toConversionView(written);
   await emitWebhookEvents(trx, brand.brand_id, conversionCreatedEvents({ ...conversion, review: written.review }, rewardStatus));
   return { result: { attributed: true, duplicate: false, conversion, review: written.review }, claim_id: attribution.claim?.claim_id ?? null };

@@ -45,7 +45,7 @@ const CONVERSION_COLUMNS: Array<[column: string, type: string]> = [
 const COLUMN_NAMES = CONVERSION_COLUMNS.map(([column]) => column).join(', ');
 
 /**
- * One statement for a whole batch of new conversions (docs/decisions.md, *One statement per
+ * One statement for a whole batch of new conversions (docs/development/decisions.md, *One statement per
  * batch*): the rows come in as one JSON array; each inserted row gets its product lines, its
  * reward, the reward's ledger entry and the advocate's email (when completed), its review (when
  * the rules gave reasons) and its claim marked converted. ON CONFLICT DO NOTHING: a row another request wrote first comes

@@ -26,7 +26,7 @@ const count = (counts: Map<string, number>, key: string) => counts.get(key) ?? 0
  * What a batch of paid orders needs from the database, read once for the whole batch (one
  * statement per kind: existing orders, codes, claims, fraud signals), then kept current in memory
  * as its orders are decided, since an earlier order of the batch can change what a later one
- * finds (docs/decisions.md, *Look-ups per batch*): its conversion is the later one's duplicate,
+ * finds (docs/development/decisions.md, *Look-ups per batch*): its conversion is the later one's duplicate,
  * the claim it linked is no longer pending, it counts toward the advocate's and the IP's velocity.
  * Where memory cannot tell (knownSignals: null), the store reads the database instead
  * (batched-paid-order-store.ts). Memory only: nothing here writes.

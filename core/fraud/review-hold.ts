@@ -9,7 +9,7 @@ import { approveReward, voidReward } from '../rewards/reward-transitions';
 
 /**
  * How a review holds, releases and rejects a flagged conversion's reward, on the reward lifecycle
- * (docs/reward-lifecycle.md): a flagged conversion's reward is created `in_review`; approving the
+ * (docs/merchants/reward-lifecycle.md): a flagged conversion's reward is created `in_review`; approving the
  * review approves the reward (pending until the hold ends, or approved), rejecting it voids it.
  */
 

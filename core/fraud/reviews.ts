@@ -7,7 +7,7 @@ import { amountFromDecimal, amountFromMinor } from '../money';
 import type { FraudReason } from './fraud-rules';
 import { rejectHeldReward, releaseHeldReward } from './review-hold';
 
-/** The review queue of conversions the fraud rules held (docs/fraud-review.md). */
+/** The review queue of conversions the fraud rules held (docs/merchants/fraud-review.md). */
 export const REVIEW_STATUSES = ['open', 'approved', 'rejected'] as const;
 export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
 

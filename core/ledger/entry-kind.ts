@@ -1,5 +1,5 @@
 /**
- * The reward ledger's entry kinds (docs/reward-lifecycle.md). Each kind moves money in one bucket:
+ * The reward ledger's entry kinds (docs/merchants/reward-lifecycle.md). Each kind moves money in one bucket:
  * - held (a pending or in-review reward): `hold` (+ the reward, when created), `hold_reversal`
  *   (− a refund's share during the hold), `release` (− what is left, when approved), `hold_void`
  *   (− what is left, when voided);

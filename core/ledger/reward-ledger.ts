@@ -177,7 +177,7 @@ export async function returnRedemption(db: Executor, entry: RefundShare & { clai
   return amount;
 }
 
-/** An advocate's figures (docs/reward-lifecycle.md "Balance figures"), in major units. */
+/** An advocate's figures (docs/merchants/reward-lifecycle.md "Balance figures"), in major units. */
 export interface RewardBalance {
   advocate_id: number;
   /** The brand's currency: every entry of the ledger is in it, so a balance never mixes two. */

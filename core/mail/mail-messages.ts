@@ -6,7 +6,7 @@ import type { AccountMail, AccountMailData } from '../accounts/account-mail';
 import { MAIL_TEMPLATES, type MailTemplate } from './mail-templates';
 import type { MailData } from './mail-values';
 
-/** The mail outbox (docs/program-emails.md): what was written to whom, and how its sending went. */
+/** The mail outbox (docs/merchants/program-emails.md): what was written to whom, and how its sending went. */
 export const MAIL_STATUSES = ['queued', 'sending', 'sent', 'failed', 'suppressed'] as const;
 export type MailStatus = (typeof MAIL_STATUSES)[number];
 

@@ -1,6 +1,6 @@
 import type { Brand } from '../brands/brand';
 
-/** The program emails (docs/program-emails.md), each switched on or off per brand. */
+/** The program emails (docs/merchants/program-emails.md), each switched on or off per brand. */
 export const MAIL_TEMPLATES = ['advocate_welcome', 'reward_earned', 'reward_approved', 'reward_paid', 'friend_offer', 'reengagement'] as const;
 export type MailTemplate = (typeof MAIL_TEMPLATES)[number];
 

@@ -3,7 +3,7 @@ import type { RewardStatus } from '../rewards/reward-status';
 import type { MailIntent } from './enqueue-mail';
 
 /**
- * The program emails each change causes (docs/program-emails.md), as intents for enqueueMail. A
+ * The program emails each change causes (docs/merchants/program-emails.md), as intents for enqueueMail. A
  * cause has one key, so the same fact reported twice, or reached by two paths, writes one message.
  */
 

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { notSuppressed } from './suppressions';
 
 /**
- * The re-engagement job (docs/program-emails.md): for each brand that switched it on, every
+ * The re-engagement job (docs/merchants/program-emails.md): for each brand that switched it on, every
  * active advocate who joined more than `reengagement_days` ago and referred nobody (no conversion, no
  * claim) in that many days gets one `reengagement` email per such period. The key names the period,
  * so any number of processes may run it at once and each advocate is written to once a period.

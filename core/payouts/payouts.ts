@@ -11,7 +11,7 @@ import { rewardPaidMail } from '../mail/program-mail';
 import { type Minor, amountFromMinor, decimalFromMinor, exactMinor, minorFromDecimal, toMinor } from '../money';
 
 /**
- * Payouts (docs/reward-lifecycle.md "Payouts"): what each advocate may be paid — approved money not
+ * Payouts (docs/merchants/reward-lifecycle.md "Payouts"): what each advocate may be paid — approved money not
  * yet paid out or redeemed — and recording a file of payments once, by its payout ids.
  */
 

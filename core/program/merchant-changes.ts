@@ -12,7 +12,7 @@ import { type MarkPaidResult, type PaidRow, markPaid } from '../payouts/payouts'
 
 /**
  * What a merchant changes in their program — from the dashboard, over REST or in the Shopify admin
- * — each done and recorded in the audit log in one transaction (docs/merchant-accounts.md).
+ * — each done and recorded in the audit log in one transaction (docs/merchants/merchant-accounts.md).
  * `actor` names who: a user's email, `api_key:<id>`, a Shopify staff member, the operator.
  */
 

@@ -131,7 +131,7 @@ export async function recordRefund(trx: Knex.Transaction, brand: Brand, input: R
     reward_reversed: amountFromMinor(rewardReversed, brandExponent),
     currency: target.currency,
   };
-  // Webhooks (docs/webhooks.md): in this transaction; a refused or repeated refund emits nothing.
+  // Webhooks (docs/api/webhooks.md): in this transaction; a refused or repeated refund emits nothing.
   if (target.conversion) await emitWebhookEvents(trx, brandId, refundEvents(result, Number(target.conversion.advocate_id)));
   return result;
 }

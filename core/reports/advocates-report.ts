@@ -77,7 +77,7 @@ export async function advocatesReport(db: Executor, brandId: string, query: Advo
        LEFT JOIN LATERAL (SELECT count(*)::int AS conversions, sum(${inBrandCurrency('c.order_value', 'c.exchange_rate')}) AS revenue FROM conversions c
                            WHERE c.brand_id = :brandId AND c.advocate_id = page.advocate_id
                              AND c.created_at >= :from AND c.created_at < :to AND c.status <> 'pending') stats ON true
-       -- Spendable: every entry but the held bucket's (pending and in-review rewards, docs/reward-lifecycle.md);
+       -- Spendable: every entry but the held bucket's (pending and in-review rewards, docs/merchants/reward-lifecycle.md);
        -- pending: the held bucket's.
        LEFT JOIN LATERAL (SELECT sum(l.amount) FILTER (WHERE l.kind NOT IN (${HELD_KINDS_SQL})) AS balance,
                                  sum(l.amount) FILTER (WHERE l.kind IN (${HELD_KINDS_SQL})) AS pending
@@ -108,7 +108,7 @@ export async function advocatesReport(db: Executor, brandId: string, query: Advo
   return { ...pageOf(rows, query.page, query.perPage), currency: currency.currency };
 }
 
-/** Each ledger entry kind as a merchant reads it (docs/reward-lifecycle.md). */
+/** Each ledger entry kind as a merchant reads it (docs/merchants/reward-lifecycle.md). */
 export const ENTRY_LABELS: Record<LedgerEntryKind, string> = {
   hold: 'Earned, on hold',
   hold_reversal: 'Refund during hold',
@@ -140,7 +140,7 @@ export interface AdvocateHistoryEntry {
   status: string | null;
 }
 
-/** One advocate with their figures (docs/reward-lifecycle.md "Balance figures", in `currency`) and ledger entries. */
+/** One advocate with their figures (docs/merchants/reward-lifecycle.md "Balance figures", in `currency`) and ledger entries. */
 export interface AdvocateHistory extends Omit<RewardBalance, 'advocate_id' | 'payable'> {
   advocate: Omit<AdvocateRow, 'conversions' | 'revenue' | 'balance' | 'pending'>;
   entries: Page<AdvocateHistoryEntry>;

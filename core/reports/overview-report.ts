@@ -73,7 +73,7 @@ const BUCKETS_SQL = `WITH c AS (
      ), l AS (
        SELECT to_char(created_at AT TIME ZONE 'UTC', :format) AS bucket,
               -- Earned when the reward is created, held or not: a held reward's later release and
-              -- approval credit cancel out (docs/reward-lifecycle.md), so each reward counts once.
+              -- approval credit cancel out (docs/merchants/reward-lifecycle.md), so each reward counts once.
               coalesce(sum(amount) FILTER (WHERE kind IN ('credit', 'hold', 'release')), 0) AS credits,
               coalesce(sum(amount) FILTER (WHERE kind IN ('reversal', 'hold_reversal')), 0) AS reversals,
               coalesce(sum(amount) FILTER (WHERE kind = 'redemption'), 0) AS redemptions,
@@ -149,7 +149,7 @@ async function dayRows(db: Knex, brandId: string, exponent: number, period: Peri
  * scan of the held ones) less what refunds took off them during the hold (the hold_reversal
  * entries written since the oldest of them, each checked against its reward's status). Bounded by
  * how many rewards are held, not by the ledger's length. Equals the sum of the held kinds
- * (docs/reward-lifecycle.md): a held reward has its hold and hold reversals and nothing else yet.
+ * (docs/merchants/reward-lifecycle.md): a held reward has its hold and hold reversals and nothing else yet.
  */
 async function heldRewards(db: Knex, brandId: string, money: ReturnType<typeof reportAmounts>): Promise<HeldRewards> {
   const result = await db.raw<{ rows: Array<{ rewards: number; amount: string | null; reversed: string | null }> }>(

@@ -2,7 +2,7 @@ import { currencyExponent } from '../currency';
 import type { Executor } from '../db/transaction';
 import { type Minor, amountFromMinor, minorFromDecimal } from '../money';
 
-/** The currency every money figure of a brand's reports is in: the brand's (docs/dashboard.md "Currencies"). */
+/** The currency every money figure of a brand's reports is in: the brand's (docs/merchants/dashboard.md "Currencies"). */
 export interface ReportCurrency {
   /** ISO 4217 code, e.g. "USD". */
   currency: string;

@@ -1,7 +1,7 @@
 import { Conflict } from '../errors';
 
 /**
- * A reward's life (docs/reward-lifecycle.md): created `pending` (held for the brand's hold period)
+ * A reward's life (docs/merchants/reward-lifecycle.md): created `pending` (held for the brand's hold period)
  * or `in_review` (waiting for a fraud review), then `approved` (spendable, payable) or `voided`.
  * Every transition is decided here and nowhere else. The database CHECKs the same list.
  */

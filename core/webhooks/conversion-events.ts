@@ -28,7 +28,7 @@ export function conversionCreatedEvents(conversion: ConversionView & { review: R
   return events;
 }
 
-/** reward.credited: the advocate earned the conversion's reward (see the lifecycle's statuses, docs/reward-lifecycle.md). */
+/** reward.credited: the advocate earned the conversion's reward (see the lifecycle's statuses, docs/merchants/reward-lifecycle.md). */
 export function rewardCredited(conversion: ConversionView, rewardStatus: RewardStatus): WebhookEvent {
   const data: RewardEventData = {
     advocate_id: conversion.advocate_id,

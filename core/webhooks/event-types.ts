@@ -1,4 +1,4 @@
-/** The events a brand's webhook endpoints can subscribe to (docs/webhooks.md). */
+/** The events a brand's webhook endpoints can subscribe to (docs/api/webhooks.md). */
 export const WEBHOOK_EVENT_TYPES = ['claim.created', 'conversion.created', 'conversion.refunded', 'reward.credited', 'reward.reversed'] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

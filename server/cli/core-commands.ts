@@ -32,7 +32,7 @@ function yesNoFlag(flags: Parameters<Command['run']>[0], name: string): boolean 
   return choice === undefined ? undefined : choice === 'yes';
 }
 
-/** The program emails' settings (docs/program-emails.md): --email-<template> yes|no for each template, and the rest. */
+/** The program emails' settings (docs/merchants/program-emails.md): --email-<template> yes|no for each template, and the rest. */
 function programEmailFlags(flags: Parameters<Command['run']>[0]) {
   const storeUrl = optionalFlag(flags, 'store-url');
   const parsedUrl = storeUrl === undefined || storeUrl === 'none' ? undefined : brandSettingsSchema.shape.store_url.safeParse(storeUrl);

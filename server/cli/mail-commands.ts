@@ -38,7 +38,7 @@ function checkedText(text: { subject: string; body: string }) {
   }
 }
 
-/** `referrals mail …`: a brand's program emails (docs/program-emails.md). */
+/** `referrals mail …`: a brand's program emails (docs/merchants/program-emails.md). */
 export const mailCommands: Record<string, Command> = {
   'mail list': flagsFirst(
     `mail list --brand ID [--status ${MAIL_STATUSES.join('|')}] [--limit N] [--json]`,

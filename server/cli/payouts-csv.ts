@@ -5,7 +5,7 @@ import type { PaidRow, PayoutLine } from '../../core/payouts/payouts';
 import { spreadsheetCsv } from '../spreadsheet-csv';
 import { CliError } from './cli-error';
 
-/** The payouts file's columns, in order (docs/reward-lifecycle.md "Payouts CSV"). */
+/** The payouts file's columns, in order (docs/merchants/reward-lifecycle.md "Payouts CSV"). */
 export const PAYOUT_COLUMNS = ['payout_id', 'advocate_id', 'email', 'code', 'currency', 'amount'] as const;
 
 /** The payouts file: safe to open in a spreadsheet, amounts with their currency's decimals (JPY 0, KWD 3). */

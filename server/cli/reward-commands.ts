@@ -22,7 +22,7 @@ function rewardFlag(flags: Parameters<Command['run']>[0]): number {
   return rewardId;
 }
 
-/** `referrals rewards …` and `referrals payouts …` (docs/reward-lifecycle.md). */
+/** `referrals rewards …` and `referrals payouts …` (docs/merchants/reward-lifecycle.md). */
 export const rewardCommands: Record<string, Command> = {
   'rewards approve-due': {
     usage: 'rewards approve-due [--json]   (approves every pending reward whose hold has ended, all brands; safe to run anywhere, any time)',

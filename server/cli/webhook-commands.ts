@@ -29,7 +29,7 @@ function deliveryFlag(flags: Parameters<Command['run']>[0]): number {
 
 const brandAndEndpoint = (flags: Parameters<Command['run']>[0]) => ({ brandId: brandFlag(flags), endpointId: requiredFlag(flags, 'endpoint') });
 
-/** `referrals webhook …`: a brand's outbound webhook endpoints and their delivery log (docs/webhooks.md). */
+/** `referrals webhook …`: a brand's outbound webhook endpoints and their delivery log (docs/api/webhooks.md). */
 export const webhookCommands: Record<string, Command> = {
   'webhook add': flagsFirst(
     'webhook add --brand ID --url URL [--events claim.created,conversion.created,...] [--description D] [--json]',

@@ -10,7 +10,7 @@ const FILES: Record<string, { file: string; type: string }> = {
   'dashboard.css': { file: path.join(dashboardDir('assets'), 'dashboard.css'), type: 'text/css; charset=utf-8' },
   'dashboard.js': { file: path.join(dashboardDir('assets'), 'dashboard.js'), type: 'text/javascript; charset=utf-8' },
   'uplot.js': { file: require.resolve('uplot/dist/uPlot.iife.min.js'), type: 'text/javascript; charset=utf-8' },
-  // The storefront's script (docs/storefront.md), served at /referrals.js and /referrals.<hash>.js.
+  // The storefront's script (docs/merchants/storefront.md), served at /referrals.js and /referrals.<hash>.js.
   'referrals.js': { file: path.join(dashboardDir('assets'), 'referrals.js'), type: 'text/javascript; charset=utf-8' },
   'uplot.css': { file: require.resolve('uplot/dist/uPlot.min.css'), type: 'text/css; charset=utf-8' },
 };

@@ -37,7 +37,7 @@ async function subjectOf(ctx: Ctx & { params: Record<string, string> }) {
 const fillIn = (phrase: string, email: string, brand: string) => escapeHtml(phrase.replace('{email}', email).replace('{brand}', brand));
 
 /**
- * The unsubscribe link of every program email (docs/program-emails.md). GET asks (a link scanner
+ * The unsubscribe link of every program email (docs/merchants/program-emails.md). GET asks (a link scanner
  * that opens it changes nothing); POST unsubscribes: the mail client's one-click POST (RFC 8058,
  * body `List-Unsubscribe=One-Click`) or the page's button. The signed token is the authority: no
  * session, and no other address's link can be made from it.

@@ -27,7 +27,7 @@ export const WINDOWS: Record<Endpoint, { seconds: number; name: string }> = {
 /**
  * Counted in memory and synced with PostgreSQL (table rate_limits) in the background, so every
  * instance on one database shares the counts without a round trip per request; on the embedded
- * PGlite, which one process owns, in memory only. See docs/decisions.md, "Rate limits".
+ * PGlite, which one process owns, in memory only. See docs/development/decisions.md, "Rate limits".
  */
 function buildCounts(deps: AppDeps): SyncedWindowCounts {
   return new SyncedWindowCounts({

@@ -4,7 +4,7 @@ import type { Middleware } from '../app-context';
 const ALLOWED_HEADERS = 'Content-Type, X-API-Key, X-Brand-ID';
 
 /**
- * The routes a storefront page calls with the brand's publishable key (docs/storefront.md): they
+ * The routes a storefront page calls with the brand's publishable key (docs/merchants/storefront.md): they
  * accept a `pk_` key, answer the browser's CORS preflight, and let the page read the answer when
  * it came from one of the brand's origins. A preflight carries no key or brand, so it is answered
  * for any origin; the request itself is refused (403) from an origin the brand did not allow

@@ -32,7 +32,7 @@ const change: Middleware = async (ctx) => {
 /** DELETE: back to the default words in the brand's language. */
 const reset: Middleware = async (ctx) => ok(ctx, await resetTemplate(ctx.app.context.deps.db, ctx.state.brand!, templateOf(ctx)));
 
-/** The program-email routes of /api/v1 (docs/program-emails.md), each after `guard` (body, API key, plan). */
+/** The program-email routes of /api/v1 (docs/merchants/program-emails.md), each after `guard` (body, API key, plan). */
 export function emailRoutes(router: Router<AppState, AppContext>, ...guard: Middleware[]): void {
   router.get('/emails', ...guard, list);
   router.get('/email-templates', ...guard, templates);

@@ -45,7 +45,7 @@ export async function voidRewardRoute(ctx: RewardCtx): Promise<void> {
   ctx.body = { success: true, data: reward };
 }
 
-/** GET /api/v1/advocates/{id}/balance: the advocate's figures (docs/reward-lifecycle.md), in the brand's currency. */
+/** GET /api/v1/advocates/{id}/balance: the advocate's figures (docs/merchants/reward-lifecycle.md), in the brand's currency. */
 export async function advocateBalanceRoute(ctx: RewardCtx): Promise<void> {
   const advocateId = advocatePathSchema.parse(ctx.params).id;
   const brand = ctx.state.brand!;

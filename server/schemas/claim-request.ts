@@ -12,7 +12,7 @@ import { itemLines, productLines } from './product-line';
 export const claimRequestSchema = z
   .object({
     referral_code: identifier(),
-    // The friend_offer email goes to it (docs/program-emails.md): an address that cannot receive mail is refused here.
+    // The friend_offer email goes to it (docs/merchants/program-emails.md): an address that cannot receive mail is refused here.
     email: mailbox().optional(),
     customer_email: mailbox().optional(),
     name: text().optional(),

@@ -4,7 +4,7 @@ import { currencyCode } from '../../core/currency';
 import { isMailbox } from '../../core/mail/mailbox';
 import { hasAtMostDecimals, PERCENT_DECIMALS, parseExchangeRate } from '../../core/money';
 
-/** Field shapes shared by every request schema, with the limits of DECISIONS.md and the README. */
+/** Field shapes shared by every request schema, with the limits of DECISIONS.md and docs/api/rest.md (*Limits*). */
 export const MAX_STRING = 2048;
 /** Identifiers are indexed: a btree entry holds at most ~2,700 bytes, so they are bounded in bytes too. */
 export const MAX_IDENTIFIER_CHARS = 512;

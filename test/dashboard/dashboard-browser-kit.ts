@@ -9,7 +9,7 @@ import { signInLink } from './dashboard-helpers';
  * else Debian's `chromium-headless-shell`, else Debian's `chromium`. The headless shell is
  * Chromium's own build for automation (the one Playwright itself picks for headless runs): the same
  * Blink and V8 at the same version, at about a third of the CPU of full Chromium's headless mode
- * (docs/testing.md). `FULL_CHROMIUM` runs one smoke test, so the browser merchants use is covered too.
+ * (docs/development/testing.md). `FULL_CHROMIUM` runs one smoke test, so the browser merchants use is covered too.
  */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium-headless-shell', '/usr/bin/chromium'].find((file) => fs.existsSync(file)) ?? '/usr/bin/chromium';
 export const FULL_CHROMIUM = process.env.FULL_CHROMIUM_PATH ?? '/usr/bin/chromium';

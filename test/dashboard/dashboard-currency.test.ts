@@ -7,7 +7,7 @@ import { type TestApp, startTestApp } from '../helpers/test-app';
 import { expectMetrics, metric, signedInAgent } from './dashboard-helpers';
 
 // The dashboard's reports in the brand's currency (orders in another one at their stored rate,
-// docs/dashboard.md "Currencies") and the reward lifecycle's figures.
+// docs/merchants/dashboard.md "Currencies") and the reward lifecycle's figures.
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
@@ -37,7 +37,7 @@ describe('a USD brand with an order in EUR', () => {
   it('counts the EUR order at its stored rate 1.0825, exactly, on the overview, per day, in the advocates table, by product and in the CSV', async () => {
     const brand = await givenBrand(t.db, { currency: 'USD', reward_type: 'percentage', reward_value: 10, reward_hold_days: 0, fraud_velocity: false });
     const advocate = await givenAdvocate(t.db, brand.brandId, { first_name: 'Eva', email: 'eva@example.com' });
-    // 99.99 EUR × 1.0825 = 108.239175 → 108.24 USD; its reward 10.82 USD (docs/currencies.md).
+    // 99.99 EUR × 1.0825 = 108.239175 → 108.24 USD; its reward 10.82 USD (docs/merchants/currencies.md).
     const eur = await order(brand, {
       order_value: 99.99, currency: 'EUR', exchange_rate: '1.0825', referral_code: advocate.code,
       products: [{ title: 'Rain Jacket', qty: 1, price: 99.99, sku: 'JKT-1' }],

@@ -1,4 +1,4 @@
-// The store the plugin's integration tests boot: configured as the README tells a merchant, with
+// The store the plugin's integration tests boot: configured as docs/merchants/medusa.md tells a merchant, with
 // everything the test varies (database, port, referral service) taken from the environment.
 const { defineConfig } = require('@medusajs/framework/utils');
 

@@ -9,7 +9,7 @@ import type { PlacedOrder } from './medusa-store-api';
 
 /**
  * A real Medusa 2.21.2 store (test/medusa-app, PostgreSQL) with the plugin installed from its packed
- * tarball and configured as the README says, driven through Medusa's store and admin APIs, reporting
+ * tarball and configured as docs/merchants/medusa.md says, driven through Medusa's store and admin APIs, reporting
  * to our service listening on a port. Orders: two tees at 100.00 + 10.00 shipping − the friend's
  * 10.00 off = 200.00; the brand rewards 10 % of the order value, so 20.00. Every referral code is a
  * promotion the plugin provisioned from the service (its promotion sync), none made by hand.

@@ -53,7 +53,7 @@ async function installPlugin(): Promise<void> {
 
 /**
  * A fresh Medusa 2.21 store on its own PostgreSQL database: the plugin installed from its built
- * package, configured by test/medusa-app/medusa-config.js (the README's block), migrated, an admin
+ * package, configured by test/medusa-app/medusa-config.js (the block in docs/merchants/medusa.md), migrated, an admin
  * user, then `medusa start`. Anything missing fails the test with the reason.
  */
 export async function createMedusaApp(options: ReferralOptions): Promise<MedusaApp> {

@@ -58,7 +58,7 @@ export class MedusaStoreApi {
   }
 
   /**
-   * The store selling in EUR (its default currency, the brand's, as the README tells a merchant),
+   * The store selling in EUR (its default currency, the brand's, as docs/merchants/medusa.md tells a merchant),
    * a region in EUR paying with pp_system_default, one product at 100.00 with free stock, flat
    * shipping 10.00.
    */

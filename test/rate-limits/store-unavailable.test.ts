@@ -15,7 +15,7 @@ describe('rate limits when PostgreSQL cannot be reached', () => {
     // the caller may retry (issue 10), not a 500 it would take for a bug.
     const allowed = await send();
     expect(allowed.status).toBe(503);
-    expect(allowed.headers['retry-after']).toBe('5'); // the README's documented wait
+    expect(allowed.headers['retry-after']).toBe('5'); // the documented wait (docs/api/rest.md, *Errors*)
     expect([allowed.body.error, allowed.body.code]).toContain('database_unavailable'); // the stable code, wherever the envelope puts it
     expect((await send()).status).toBe(429);
   });

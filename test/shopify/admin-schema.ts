@@ -9,7 +9,7 @@ import { adminSchemaSubset } from './admin-schema-subset';
  * Shopify's Admin GraphQL schema, 2026-10, as the npm package @shopify/dev-mcp ships it (an
  * introspection result that also says which access scope and which protected customer data each
  * type and field needs), kept in the repository (dev-mcp 1.16.0) and refreshed by hand with
- * scripts/refresh-admin-schema.sh: the package itself is not a dependency (docs/decisions.md).
+ * scripts/refresh-admin-schema.sh: the package itself is not a dependency (docs/development/decisions.md).
  */
 const SCHEMA_FILE = path.join(__dirname, '../fixtures/shopify/admin-schema/admin_2026-10.json.gz');
 

@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 // A plain HTML store page loading referrals.js, in Chromium: the landing visit, the cookies, a
-// second landing, and a shopper joining (docs/storefront.md).
+// second landing, and a shopper joining (docs/merchants/storefront.md).
 import http from 'node:http';
 import type { Browser } from 'playwright-core';
 import { createApiKey } from '../../core/brands/api-keys';

@@ -6,7 +6,7 @@ import { closeStartedApps } from '../helpers/started-apps';
  * `npm test` runs the test files in a few suites, one module registry each: loading the app
  * (~1,100 modules) once per suite instead of once per file is most of what a small file cost.
  * Each file still runs in its own describe block, with its own hooks and module state; a file
- * named on the command line runs alone (jest.config.js). README.md, *Tests*, says more. The count
+ * named on the command line runs alone (jest.config.js). docs/development/testing.md says more. The count
  * is a multiple of jest's workers: suites of about equal time, the same number for each worker.
  */
 export const SUITE_COUNT = 9;

@@ -1,4 +1,4 @@
-// referrals.js: the storefront's part of the referral program (docs/storefront.md). No
+// referrals.js: the storefront's part of the referral program (docs/merchants/storefront.md). No
 // dependencies; configured by its own script tag:
 //   <script src="https://<service>/referrals.js" data-brand="<brand id>" data-key="pk_…" async></script>
 // It records the landing visit of a referral link with the brand's publishable key, keeps the

@@ -12,7 +12,7 @@ import { shareLinkFor } from './share-link';
  * referral service; a changed offer means a full pull, and every promotion whose offer hash (in
  * its metadata) differs is updated.
  *
- * What Medusa 2.21 can express, read in its Promotion module (docs/decisions.md):
+ * What Medusa 2.21 can express, read in its Promotion module (docs/development/decisions.md):
  * - percentage / fixed: application_method {type, target_type 'order', allocation 'across', value,
  *   currency_code}; free shipping: 100 % of target_type 'shipping_methods', allocation 'each'.
  * - minimum purchase: no rule attribute for it in Medusa's admin, but the Promotion module
