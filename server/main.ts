@@ -23,6 +23,7 @@ import { createLogger } from './logger';
 import { shutdownOnSignals } from './shutdown-on-signals';
 import { startMailWorker } from './mail/deliver-mail';
 import { startImportWorker } from './advocate-import-worker';
+import { startStatisticsWorker } from './statistics-worker';
 import { mailSettingsOf } from './mail/mail-settings';
 import { createMailTransport } from './mail/mail-transport';
 import { startWebhookWorker } from './webhooks/deliver-webhooks';
@@ -97,6 +98,7 @@ async function main(): Promise<void> {
     logger,
   });
   const importWorker = startImportWorker({ db, logger });
+  const statisticsWorker = startStatisticsWorker({ db, logger });
   const server = http.createServer(app.callback());
   const httpServer = drainable(server);
   await new Promise<void>((resolve, reject) => {
@@ -115,6 +117,7 @@ async function main(): Promise<void> {
     await webhookWorker.stop();
     await mailWorker.stop();
     await importWorker.stop();
+    await statisticsWorker.stop();
     await cacheInvalidation.stop();
     await adminClosed;
     await db.destroy();
