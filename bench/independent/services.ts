@@ -12,6 +12,8 @@ export interface RunningService {
   url: string;
   /** CPU seconds of the process tree (npm, the shell it execs, node and any workers). */
   cpuSeconds(): number;
+  /** The summed peak resident memory (VmHWM) of the process tree's node processes, in MiB. */
+  peakRssMiB(): number;
   /** Seconds from spawn to the first 200 from /readyz (with `npm start`, a build when sources changed). */
   startSeconds: number;
   stop(): Promise<void>;
@@ -52,6 +54,22 @@ async function waitReady(url: string, child: ChildProcess, log: string): Promise
   throw new Error(`${child.spawnargs.join(' ')} was not ready within 120 s:\n${fs.readFileSync(log, 'utf8').slice(-4000)}`);
 }
 
+function peakKiB(pid: number): number {
+  try {
+    return Number(/^VmHWM:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+function isNpm(pid: number): boolean {
+  try {
+    return /(^|\/)npm(-cli\.js)?\b/.test(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, 2).join(' '));
+  } catch {
+    return true;
+  }
+}
+
 /**
  * A command run from the repository as a merchant runs it (`npm start`, `npm run start:prod`), its
  * stdout and stderr appended to `logFile` as a process manager keeps them.
@@ -69,6 +87,8 @@ export async function startService(command: string[], env: NodeJS.ProcessEnv, po
     url,
     startSeconds,
     cpuSeconds: () => tree().reduce((sum, pid) => sum + cpuSecondsOf(pid), 0),
+    // npm's own process is not the service: only node processes running its code count.
+    peakRssMiB: () => tree().filter((pid) => !isNpm(pid)).reduce((sum, pid) => sum + peakKiB(pid), 0) / 1024,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
