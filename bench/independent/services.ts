@@ -1,9 +1,11 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { cpuSecondsOf } from '../process-cpu';
+import { freePort } from '../server-process';
+
+export { freePort };
 
 const run = promisify(execFile);
 export const REPOSITORY = path.resolve(__dirname, '..', '..');
@@ -17,17 +19,6 @@ export interface RunningService {
   /** Seconds from spawn to the first 200 from /readyz (with `npm start`, a build when sources changed). */
   startSeconds: number;
   stop(): Promise<void>;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 function descendantsOf(pid: number): number[] {
