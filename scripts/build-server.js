@@ -79,7 +79,9 @@ function build({ ifStale = false, root = path.resolve(__dirname, '..') } = {}) {
     const print = fingerprint(root, files);
     if (ifStale && isCurrent(out, print)) return { built: false, files: files.length }; // another start built it meanwhile
     const started = Date.now();
-    // A whole rebuild: no output is left behind by a source that was removed or renamed.
+    // A whole rebuild: no output is left behind by a source that was removed or renamed. The stamp
+    // goes first, so a build cut short is never taken for a current one.
+    fs.rmSync(path.join(out, '.build-stamp'), { force: true });
     for (const dir of SOURCE_DIRS) fs.rmSync(path.join(out, dir), { recursive: true, force: true });
     require('esbuild').buildSync({
       entryPoints: files,

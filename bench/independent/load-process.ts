@@ -13,8 +13,8 @@ export interface LoadPlan {
   headers: Record<string, string>;
   connections: number;
   durationSeconds: number;
-  /** `conversion`: new orders with `referralCode`; `replay`: the orders in `replayFile` again; `express`: the comparator's insert. */
-  kind: 'conversion' | 'replay' | 'express';
+  /** `conversion`: new orders with `referralCode` (to our service or the Express comparator); `replay`: the orders in `replayFile` again. */
+  kind: 'conversion' | 'replay';
   referralCode: string;
   /** Makes this run's order ids unique. */
   orderPrefix: string;
