@@ -7,7 +7,8 @@ import { recreateDatabase } from '../bench-database';
 import { findPgbench, prepareReference, type ReferenceResult, runReference } from '../pgbench-reference';
 import { EXPRESS_TABLES } from './express-service';
 import type { LoadPlan, LoadResult } from './load-process';
-import { REPOSITORY, type RunningService, freePort, referrals, startService } from './services';
+import { freePort } from '../server-process';
+import { REPOSITORY, type RunningService, referrals, startService } from './services';
 
 /**
  * The shape of the independent measurement (issue 32): the server as a merchant runs it (the

@@ -3,9 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { cpuSecondsOf } from '../process-cpu';
-import { freePort } from '../server-process';
 
-export { freePort };
 
 const run = promisify(execFile);
 export const REPOSITORY = path.resolve(__dirname, '..', '..');

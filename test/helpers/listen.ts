@@ -15,22 +15,16 @@ export function closeServer(stopping: http.Server): Promise<void> {
 
 /**
  * The service on a port for a file's tests (a Medusa plugin calls it over HTTP): started before
- * them, closed after; `current()` once the file's first beforeAll ran.
+ * them and handed to `ready` (before the file's later beforeAll hooks), closed after.
  */
-export function useListeningService(): { current(): { service: TestApp; serviceUrl: string; server: http.Server } } {
-  let state: { service: TestApp; serviceUrl: string; server: http.Server } | null = null;
+export function useListeningService(ready: (listening: { service: TestApp; serviceUrl: string }) => void): void {
+  let server: http.Server | null = null;
   beforeAll(async () => {
     const service = await startTestApp();
-    const server = await listen(service.app);
-    state = { service, server, serviceUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+    server = await listen(service.app);
+    ready({ service, serviceUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
   });
   afterAll(async () => {
-    if (state) await closeServer(state.server);
+    if (server) await closeServer(server);
   });
-  return {
-    current() {
-      if (!state) throw new Error('the service is not listening yet: call current() in a test or a later beforeAll');
-      return state;
-    },
-  };
 }

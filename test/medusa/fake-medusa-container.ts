@@ -1,6 +1,13 @@
+import type { SubscriberArgs, SubscriberConfig } from '@medusajs/framework';
 import type { MedusaContainer } from '@medusajs/framework/types';
 import { InMemoryDeliveryStore } from './in-memory-delivery-store';
 import { type OrderState, orderGraph, paymentCollectionIdOf, paymentIdOf } from './order-graphs';
+
+/** A plugin subscriber's module: its handler and the event it listens to. */
+export interface SubscriberModule {
+  default: (args: SubscriberArgs<{ id: string }>) => Promise<void>;
+  config: SubscriberConfig;
+}
 
 interface GraphQuery {
   entity: string;
@@ -56,6 +63,14 @@ export class FakeMedusaContainer {
 
   save(state: OrderState): void {
     this.orders.set(state.id, state);
+  }
+
+  /** Medusa's event bus calling `subscriber` about `order` as it stands now (a payment event names the order's payment). */
+  async emit(subscriber: SubscriberModule, order: OrderState): Promise<void> {
+    this.save(order);
+    const id = subscriber.config.event === 'payment.captured' || subscriber.config.event === 'payment.refunded' ? paymentIdOf(order.id) : order.id;
+    // Medusa 2.21 hands a plugin's subscribers empty options: they must come from the module.
+    await subscriber.default({ event: { name: subscriber.config.event as string, data: { id } }, container: this.container, pluginOptions: {} });
   }
 
   private answer(query: GraphQuery): unknown[] {

@@ -1,7 +1,5 @@
-import http from 'node:http';
 import { closeServer, listen, useListeningService } from '../helpers/listen';
 import type { AddressInfo } from 'node:net';
-import type { SubscriberArgs, SubscriberConfig } from '@medusajs/framework';
 import sendPendingReferralDeliveries from '../../connectors/medusa/plugin/src/jobs/send-pending-referral-deliveries';
 import { CurrencyGate, MISMATCH_REPEAT_LOG_MS, readStoreDefaultCurrency } from '../../connectors/medusa/plugin/src/lib/currency-check';
 import type { QueryGraph } from '../../connectors/medusa/plugin/src/lib/order-graph';
@@ -10,21 +8,12 @@ import type { App } from '../../server/app';
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { freePort } from '../helpers/free-port';
 import type { TestApp } from '../helpers/test-app';
-import { FakeMedusaContainer } from './fake-medusa-container';
+import { FakeMedusaContainer, type SubscriberModule } from './fake-medusa-container';
 import type { OrderState } from './order-graphs';
 
-interface SubscriberModule {
-  default: (args: SubscriberArgs<{ id: string }>) => Promise<void>;
-  config: SubscriberConfig;
-}
-
 let service: TestApp;
-let server: http.Server;
 let serviceUrl: string;
-const listening = useListeningService();
-beforeAll(() => {
-  ({ service, server, serviceUrl } = listening.current());
-});
+useListeningService((listening) => ({ service, serviceUrl } = listening));
 
 const brandIn = (currency: string) =>
   givenBrand(service.db, { plan: 'premier', reward_type: 'percentage', reward_value: 10, reward_hold_days: 0, currency });
@@ -33,10 +22,7 @@ const brandIn = (currency: string) =>
 function givenStore(brand: { brandId: string; apiKey: string }, code: string) {
   const medusa = new FakeMedusaContainer({ serviceUrl, brandId: brand.brandId, apiKey: brand.apiKey, retryBaseDelayMs: 20, retryMaxDelayMs: 200 });
   const order: OrderState = { id: `order_${uniqueOrderId()}`, email: `buyer-${uniqueOrderId()}@example.com`, promotions: [{ code, discount: 7 }], paid: 'all' };
-  const emit = async (subscriber: SubscriberModule) => {
-    medusa.save(order);
-    await subscriber.default({ event: { name: subscriber.config.event as string, data: { id: order.id } }, container: medusa.container, pluginOptions: {} });
-  };
+  const emit = (subscriber: SubscriberModule) => medusa.emit(subscriber, order);
   return { medusa, order, emit };
 }
 

@@ -51,12 +51,8 @@ class InMemoryPromotions implements PromotionGateway {
 }
 
 let service: TestApp;
-let server: http.Server;
 let serviceUrl: string;
-const listening = useListeningService();
-beforeAll(() => {
-  ({ service, server, serviceUrl } = listening.current());
-});
+useListeningService((listening) => ({ service, serviceUrl } = listening));
 
 function setUp(brand: TestBrand, extra: Record<string, unknown> = {}) {
   const options = parsePluginOptions({ serviceUrl, brandId: brand.brandId, apiKey: brand.apiKey, ...extra });

@@ -18,12 +18,8 @@ import { FakeMedusaContainer } from './fake-medusa-container';
  */
 
 let service: TestApp;
-let server: http.Server;
 let serviceUrl: string;
-const listening = useListeningService();
-beforeAll(() => {
-  ({ service, server, serviceUrl } = listening.current());
-});
+useListeningService((listening) => ({ service, serviceUrl } = listening));
 
 let customers = 0;
 

@@ -1,6 +1,4 @@
-import http from 'node:http';
 import { closeServer, listen, useListeningService } from '../helpers/listen';
-import type { SubscriberArgs, SubscriberConfig } from '@medusajs/framework';
 import sendPendingReferralDeliveries from '../../connectors/medusa/plugin/src/jobs/send-pending-referral-deliveries';
 import validateOptions from '../../connectors/medusa/plugin/src/modules/referrals/loaders/validate-options';
 import * as orderCanceled from '../../connectors/medusa/plugin/src/subscribers/order-canceled';
@@ -12,21 +10,12 @@ import type { App } from '../../server/app';
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { freePort } from '../helpers/free-port';
 import type { TestApp } from '../helpers/test-app';
-import { FakeMedusaContainer } from './fake-medusa-container';
-import { type OrderState, paymentIdOf } from './order-graphs';
-
-interface SubscriberModule {
-  default: (args: SubscriberArgs<{ id: string }>) => Promise<void>;
-  config: SubscriberConfig;
-}
+import { FakeMedusaContainer, type SubscriberModule } from './fake-medusa-container';
+import type { OrderState } from './order-graphs';
 
 let service: TestApp;
-let server: http.Server;
 let serviceUrl: string;
-const listening = useListeningService();
-beforeAll(() => {
-  ({ service, server, serviceUrl } = listening.current());
-});
+useListeningService((listening) => ({ service, serviceUrl } = listening));
 
 /**
  * A Medusa store with the plugin installed (10 % advocate reward), an advocate, and an order
@@ -44,13 +33,7 @@ async function givenStore(options: { plan?: 'premier' | 'growth'; pluginOptions?
     promotions: [{ code: advocate.code, discount: 7 }],
   };
 
-  /** Medusa's event bus calling the subscriber with the event's payload. */
-  const emit = async (subscriber: SubscriberModule) => {
-    medusa.save(order);
-    const id = subscriber.config.event === 'payment.captured' || subscriber.config.event === 'payment.refunded' ? paymentIdOf(order.id) : order.id;
-    // Medusa 2.21 hands a plugin's subscribers empty options: they must come from the module.
-    await subscriber.default({ event: { name: subscriber.config.event as string, data: { id } }, container: medusa.container, pluginOptions: {} });
-  };
+  const emit = (subscriber: SubscriberModule) => medusa.emit(subscriber, order);
   const conversion = () => db('conversions').where({ brand_id: brand.brandId, order_id: order.id }).first();
   const claims = () => db('claims').where({ brand_id: brand.brandId });
   const refunds = () => db('refunds').where({ brand_id: brand.brandId }).orderBy('refund_pk');
