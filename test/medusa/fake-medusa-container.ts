@@ -1,4 +1,5 @@
 import type { SubscriberArgs, SubscriberConfig } from '@medusajs/framework';
+import type { MedusaResponse } from '@medusajs/framework/http';
 import type { MedusaContainer } from '@medusajs/framework/types';
 import { InMemoryDeliveryStore } from './in-memory-delivery-store';
 import { type OrderState, orderGraph, paymentCollectionIdOf, paymentIdOf } from './order-graphs';
@@ -118,4 +119,20 @@ function project(source: unknown, fields: string[]): unknown {
     result[key] = paths.length === 0 ? value : project(value, paths);
   }
   return result;
+}
+
+/** A MedusaResponse that keeps what a route sent: its status (200 unless set) and JSON body. */
+export function recordingResponse(): { res: MedusaResponse; sent: { status: number; body: any } } {
+  const sent = { status: 200, body: undefined as any };
+  const res = {
+    status(code: number) {
+      sent.status = code;
+      return res;
+    },
+    json(body: unknown) {
+      sent.body = body;
+      return res;
+    },
+  };
+  return { res: res as unknown as MedusaResponse, sent };
 }

@@ -7,7 +7,7 @@ import { retryDelivery } from '../../connectors/medusa/plugin/src/lib/retry-deli
 import * as orderPlaced from '../../connectors/medusa/plugin/src/subscribers/order-placed';
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { type TestApp, startTestApp } from '../helpers/test-app';
-import { FakeMedusaContainer } from './fake-medusa-container';
+import { FakeMedusaContainer, recordingResponse } from './fake-medusa-container';
 import { InMemoryDeliveryStore } from './in-memory-delivery-store';
 import type { OrderState } from './order-graphs';
 
@@ -29,19 +29,9 @@ async function givenDeliveries() {
 
 /** The route as Medusa calls it: `req.params` from the [id] folder, `req.scope` the request's container. */
 async function callRetryRoute(container: MedusaContainer, id: string): Promise<{ status: number; body: any }> {
-  const answer = { status: 200, body: undefined as any };
-  const res = {
-    status(code: number) {
-      answer.status = code;
-      return res;
-    },
-    json(body: unknown) {
-      answer.body = body;
-      return res;
-    },
-  };
-  await retryRoute({ params: { id }, scope: container } as never, res as never);
-  return answer;
+  const { res, sent } = recordingResponse();
+  await retryRoute({ params: { id }, scope: container } as never, res);
+  return sent;
 }
 
 describe('retryDelivery (lib/retry-delivery.ts)', () => {

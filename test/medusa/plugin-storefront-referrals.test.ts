@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { useListeningService } from '../helpers/listen';
-import type { AuthenticatedMedusaRequest, MedusaResponse } from '@medusajs/framework/http';
+import type { AuthenticatedMedusaRequest } from '@medusajs/framework/http';
 import * as joinRoute from '../../connectors/medusa/plugin/src/api/store/referrals/join/route';
 import * as meRoute from '../../connectors/medusa/plugin/src/api/store/referrals/me/route';
 import type { QueryGraph } from '../../connectors/medusa/plugin/src/lib/order-graph';
@@ -9,7 +9,7 @@ import { type StorefrontDeps, joinReferralProgram, myReferrals } from '../../con
 import { givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { freePort } from '../helpers/free-port';
 import type { TestApp } from '../helpers/test-app';
-import { FakeMedusaContainer } from './fake-medusa-container';
+import { FakeMedusaContainer, recordingResponse } from './fake-medusa-container';
 
 /**
  * The plugin's store routes for the logged-in customer (POST /store/referrals/join, GET
@@ -126,17 +126,7 @@ describe('the store route modules', () => {
   /** What Medusa hands a route once its middlewares.ts authenticated the customer. */
   function call(store: Awaited<ReturnType<typeof givenStore>>, body?: unknown) {
     const req = { scope: store.medusa.container, auth_context: { actor_id: store.customerId, actor_type: 'customer', auth_identity_id: 'authid_1', app_metadata: {} }, body } as unknown as AuthenticatedMedusaRequest;
-    const sent: { status: number; body: unknown } = { status: 200, body: undefined };
-    const res = {
-      status(code: number) {
-        sent.status = code;
-        return this;
-      },
-      json(payload: unknown) {
-        sent.body = payload;
-        return this;
-      },
-    } as unknown as MedusaResponse;
+    const { res, sent } = recordingResponse();
     return { req, res, sent };
   }
 
