@@ -21,3 +21,17 @@ export function cpuSecondsOfAll(pids: readonly number[]): Map<number, number> {
 export function cpuSecondsSince(before: Map<number, number>, pids: readonly number[]): number {
   return pids.reduce((sum, pid) => sum + Math.max(0, cpuSecondsOf(pid) - (before.get(pid) ?? 0)), 0);
 }
+
+/** CPU seconds used so far by every PostgreSQL process on this machine (server, backends, walwriter…); 0 where none is visible. */
+export function postgresCpuSeconds(): number {
+  let total = 0;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += cpuSecondsOf(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
+}

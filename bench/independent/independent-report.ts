@@ -33,10 +33,10 @@ const f = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed
 
 /** The independent shape's rows, as a table beside the bench's own. */
 export function renderIndependent(report: IndependentReport): string {
-  const header = ['independent shape', 'phase', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'CPU ms/req service', 'CPU % load'];
+  const header = ['independent shape', 'phase', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'CPU ms/req service', 'CPU ms/req database', 'CPU % load'];
   const cells = report.rows.map((r) => [
     r.service, r.phase, String(r.connections), f(r.result.throughput), f(r.result.p50), f(r.result.p99), String(r.result.errors),
-    f(r.serviceCpuMsPerRequest, 2), f(r.result.cpuPercent, 0),
+    f(r.serviceCpuMsPerRequest, 2), f(r.databaseCpuMsPerRequest, 2), f(r.result.cpuPercent, 0),
   ]);
   const widths = header.map((title, index) => Math.max(title.length, ...cells.map((c) => c[index]!.length)));
   const line = (c: string[]) => c.map((cell, index) => (index < 2 ? cell.padEnd(widths[index]!) : cell.padStart(widths[index]!))).join('  ');

@@ -7,6 +7,7 @@ import { recreateDatabase } from '../bench-database';
 import { findPgbench, prepareReference, type ReferenceResult, runReference } from '../pgbench-reference';
 import { EXPRESS_TABLES } from './express-service';
 import type { LoadPlan, LoadResult } from './load-process';
+import { postgresCpuSeconds } from '../process-cpu';
 import { freePort } from '../server-process';
 import { REPOSITORY, type RunningService, referrals, startService } from './services';
 
@@ -28,6 +29,8 @@ export interface IndependentRow {
   result: LoadResult;
   /** CPU ms of the service's processes per request. */
   serviceCpuMsPerRequest: number;
+  /** CPU ms of this machine's PostgreSQL processes per request (the service's backends and PostgreSQL's own). */
+  databaseCpuMsPerRequest: number;
 }
 
 export interface IndependentReport {
@@ -85,9 +88,12 @@ async function measureService(
   const base = { url: running.url, path: plan.path, headers: plan.headers, referralCode: plan.referralCode, expectedStatus: plan.expectedStatus };
   const phase = async (name: string, connections: number, durationSeconds: number, extra: Partial<LoadPlan>): Promise<LoadResult> => {
     const cpuBefore = running.cpuSeconds();
+    const databaseBefore = postgresCpuSeconds();
     const result = await load({ ...base, connections, durationSeconds, kind: 'conversion', orderPrefix: `${service}-${name}-${Date.now()}`.replace(/\W+/g, '-'), ...extra }, workDir);
     const cpu = running.cpuSeconds() - cpuBefore;
-    if (name !== 'warm-up') rows.push({ service, phase: name, connections, result, serviceCpuMsPerRequest: (cpu * 1000) / Math.max(1, result.requests) });
+    const databaseCpu = postgresCpuSeconds() - databaseBefore;
+    const perRequest = (cpuSeconds: number) => (cpuSeconds * 1000) / Math.max(1, result.requests);
+    if (name !== 'warm-up') rows.push({ service, phase: name, connections, result, serviceCpuMsPerRequest: perRequest(cpu), databaseCpuMsPerRequest: perRequest(databaseCpu) });
     progress(`  ${service} ${name} at ${connections}: ${result.throughput.toFixed(0)} req/s, p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms, ${result.errors} errors${result.errors ? ` ${JSON.stringify(result.statuses)}` : ""}`);
     return result;
   };
@@ -178,25 +184,33 @@ async function reference(seconds: number, progress: (message: string) => void): 
   return result;
 }
 
+/** Which of the shape's services to run: all of them, or (while working on one) those BENCH_INDEPENDENT_ONLY names, e.g. `start:prod,express`. */
+function selected(name: 'start' | 'start:prod' | 'express' | 'pgbench'): boolean {
+  const only = process.env.BENCH_INDEPENDENT_ONLY;
+  return !only || only.split(',').map((s) => s.trim()).includes(name);
+}
+
 /** The whole independent shape: pgbench, `npm start`, `npm run start:prod` (after `npm run build`), Express + pg, pgbench again. */
 export async function runIndependentShape(seconds: number, progress: (message: string) => void): Promise<IndependentReport> {
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'referrals-independent-'));
   const notes: string[] = [];
   try {
     progress('independent shape: pgbench reference (before)');
-    const before = await reference(seconds, progress);
-    const started = await measureOurs('npm start', ['npm', 'start'], seconds, workDir, progress);
+    const before = selected('pgbench') ? await reference(seconds, progress) : null;
+    const none = { rows: [], startSeconds: NaN, logLinesPerRequest: NaN };
+    const started = selected('start') ? await measureOurs('npm start', ['npm', 'start'], seconds, workDir, progress) : none;
     progress('npm run build');
     await new Promise<void>((resolve, reject) => {
       const build = spawn('npm', ['run', 'build'], { cwd: REPOSITORY, stdio: ['ignore', 'ignore', 'inherit'] });
       build.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`npm run build exited with ${code}`))));
     });
-    const production = await measureOurs('npm run start:prod', ['npm', 'run', 'start:prod'], seconds, workDir, progress);
+    const production = selected('start:prod') ? await measureOurs('npm run start:prod', ['npm', 'run', 'start:prod'], seconds, workDir, progress) : none;
     progress('independent shape: express + pg');
-    const express = await measureExpress(seconds, workDir, progress);
+    const express = selected('express') ? await measureExpress(seconds, workDir, progress) : [];
     progress('independent shape: pgbench reference (after)');
-    const after = await reference(seconds, progress);
-    if (!before || !after) notes.push('pgbench not found (set PGBENCH): no reference ratios');
+    const after = selected('pgbench') ? await reference(seconds, progress) : null;
+    if (!before || !after) notes.push('pgbench not run or not found (set PGBENCH): no reference ratios');
+    if (process.env.BENCH_INDEPENDENT_ONLY) notes.push(`only ${process.env.BENCH_INDEPENDENT_ONLY} (BENCH_INDEPENDENT_ONLY): not a whole run`);
     return {
       rows: [...started.rows, ...production.rows, ...express],
       reference: { before, after },
