@@ -21,9 +21,11 @@ import { trackRefund } from './routes/track-refund';
 import { trackVisit } from './routes/track-visit';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints';
 
+export const API_PREFIX = '/api/v1';
+
 /** /api/v1: every route is rate-limited per IP, then reads its raw body, authenticates, gates by plan. */
 export function apiRoutes(): Router<AppState, AppContext> {
-  const router = new Router<AppState, AppContext>({ prefix: '/api/v1' });
+  const router = new Router<AppState, AppContext>({ prefix: API_PREFIX });
   const allPlans = requirePlan(...FEATURE_PLANS.tracking);
   router.post('/track/conversion', rateLimit('conversion'), readRawBody, authenticateApiKey, allPlans, trackConversion);
   router.post('/track/refund', rateLimit('refund'), readRawBody, authenticateApiKey, allPlans, trackRefund);

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import Koa from 'koa';
-import { apiRoutes } from './api-routes';
+import { API_PREFIX, apiRoutes } from './api-routes';
 import type { AppContext, AppDeps, AppState } from './app-context';
 import { configureConnectors } from './connectors';
 import { dashboardRoutes } from './dashboard/dashboard-routes';
@@ -34,6 +34,11 @@ export function createApp(deps: AppDeps): App {
   app.use(errorEnvelope);
   app.use(probes.routes());
   app.use(requireHttps);
+  // The API first and only for its own paths: an ingest request is matched against the API's
+  // routes alone, not every page's and connector's before them (a router tests each of its routes).
+  const api = apiRoutes();
+  app.use(under(API_PREFIX, api.routes()));
+  app.use(under(API_PREFIX, api.allowedMethods()));
   for (const connector of connectors) {
     if (connector.routes) app.use(connector.routes().routes());
   }
@@ -41,8 +46,11 @@ export function createApp(deps: AppDeps): App {
   const dashboard = dashboardRoutes(connectors);
   app.use(dashboard.routes());
   app.use(dashboard.allowedMethods());
-  const api = apiRoutes();
-  app.use(api.routes());
-  app.use(api.allowedMethods());
   return app;
+}
+
+/** A middleware that runs only for paths at or below `prefix`; any other request passes by. */
+function under<C extends { path: string }>(prefix: string, middleware: (ctx: C, next: Koa.Next) => unknown): (ctx: C, next: Koa.Next) => unknown {
+  const below = `${prefix}/`;
+  return (ctx, next) => (ctx.path === prefix || ctx.path.startsWith(below) ? middleware(ctx, next) : next());
 }
