@@ -1,5 +1,28 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { givenBrand } from '../helpers/fixtures';
+import { closeServer, listen } from '../helpers/listen';
 import { type TestApp, startTestApp } from '../helpers/test-app';
+
+/** A POST sent in chunks with no Content-Length (Transfer-Encoding: chunked), as a streaming client sends it. */
+async function postChunked(app: TestApp, path: string, headers: Record<string, string>, chunks: string[]): Promise<{ status: number; body: Record<string, unknown> }> {
+  const server = await listen(app.app);
+  try {
+    return await new Promise((resolve, reject) => {
+      const request = http.request({ host: '127.0.0.1', port: (server.address() as AddressInfo).port, path, method: 'POST', headers: { ...headers, 'content-type': 'application/json' } }, (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+        response.on('end', () => resolve({ status: response.statusCode!, body: JSON.parse(text) as Record<string, unknown> }));
+      });
+      // The server may answer (and stop reading) before the last chunk: that is the point of a 413.
+      request.on('error', reject);
+      for (const chunk of chunks) request.write(chunk);
+      request.end();
+    });
+  } finally {
+    await closeServer(server);
+  }
+}
 
 let t: TestApp;
 beforeAll(async () => {
@@ -35,6 +58,20 @@ describe('request bodies', () => {
     const response = await t.http.post('/api/v1/track/conversion').set(brand.headers).set('Content-Type', 'application/json').send(big);
     expect(response.status).toBe(413);
     expect(response.body.success).toBe(false);
+  });
+
+  it('reads a body sent in several chunks without Content-Length, and refuses one that grows past 1 MiB with 413', async () => {
+    const brand = await givenBrand(t.db);
+    const order = JSON.stringify({ email: 'chunked@example.com', order_id: 'chunked-1', order_value: 12.5 });
+    const pieces = [order.slice(0, 10), order.slice(10, 30), order.slice(30)];
+    const recorded = await postChunked(t, '/api/v1/track/conversion', brand.headers, pieces);
+    expect(recorded.status).toBe(200);
+    expect(recorded.body).toEqual({ success: true, data: { attributed: false } });
+    const pad = 'x'.repeat(64 * 1024);
+    const growing = [`{"email":"a@example.com","order_id":"2","order_value":1,"metadata":{"pad":"`, ...Array.from({ length: 17 }, () => pad), '"}}'];
+    const refused = await postChunked(t, '/api/v1/track/conversion', brand.headers, growing);
+    expect(refused.status).toBe(413);
+    expect(refused.body).toMatchObject({ success: false, code: 'payload_too_large' });
   });
 
   it('answers unknown routes with the error envelope', async () => {
