@@ -113,6 +113,17 @@ describe('JSON nesting is bounded', () => {
     expect(response.body).toEqual({ success: false, error: 'request body is nested more than 32 levels deep', code: 'invalid_request' });
   });
 
+  it('refuses a body nested 33 levels with no bracket but its own, and reads one nested 32', async () => {
+    const brand = await givenBrand(t.db);
+    // The body's own object is level 1; metadata's value holds the other levels - 1.
+    const nestedTo = (levels: number) => `{"email":"c@example.com","order_id":"o-${levels}","order_value":1,"metadata":${'{"a":'.repeat(levels - 1)}1${'}'.repeat(levels - 1)}}`;
+    const deep = await t.http.post('/api/v1/track/conversion').set(brand.headers).set('Content-Type', 'application/json').send(nestedTo(33));
+    expect(deep.status).toBe(400);
+    expect(deep.body.error).toBe('request body is nested more than 32 levels deep');
+    const deepest = await t.http.post('/api/v1/track/conversion').set(brand.headers).set('Content-Type', 'application/json').send(nestedTo(32));
+    expect(deepest.body.error).not.toBe('request body is nested more than 32 levels deep');
+  });
+
   it('accepts metadata nested 30 levels deep, and counts brackets inside strings as text', async () => {
     const brand = await givenBrand(t.db);
     const advocate = await givenAdvocate(t.db, brand.brandId);
