@@ -1,5 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import net from 'node:net';
+import pino from 'pino';
+import { createApp } from '../../server/app';
 import { givenBrand } from '../helpers/fixtures';
 import { closeServer, listen } from '../helpers/listen';
 import { type TestApp, startTestApp } from '../helpers/test-app';
@@ -72,6 +75,27 @@ describe('request bodies', () => {
     const refused = await postChunked(t, '/api/v1/track/conversion', brand.headers, growing);
     expect(refused.status).toBe(413);
     expect(refused.body).toMatchObject({ success: false, code: 'payload_too_large' });
+  });
+
+  it('a client that goes away mid-body is logged as a 400 of its own, not as a database outage', async () => {
+    const brand = await givenBrand(t.db);
+    const lines: Array<{ msg: string; status?: number }> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const server = await listen(createApp({ db: t.db, config: t.config, logger }));
+    try {
+      const socket = net.connect((server.address() as AddressInfo).port, '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      const headers = Object.entries({ ...brand.headers, 'content-type': 'application/json', 'content-length': '200' }).map(([name, value]) => `${name}: ${value}\r\n`);
+      socket.write(`POST /api/v1/track/conversion HTTP/1.1\r\nhost: 127.0.0.1\r\n${headers.join('')}\r\n{"email":"gone@example.com",`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      socket.destroy();
+      const deadline = Date.now() + 5000;
+      while (!lines.some((line) => line.msg === 'request') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(lines.find((line) => line.msg === 'request')).toMatchObject({ status: 400 });
+      expect(lines.map((line) => line.msg).join(' ')).not.toMatch(/database/i);
+    } finally {
+      await closeServer(server);
+    }
   });
 
   it('answers unknown routes with the error envelope', async () => {
