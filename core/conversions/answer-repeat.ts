@@ -1,8 +1,10 @@
+import type { Knex } from 'knex';
 import type { Brand } from '../brands/brand';
 import type { NewRewardOptions } from '../rewards/reward-records';
 import type { ConversionInput } from './conversion-input';
-import type { ExistingConversion } from './conversion-records';
-import type { PaidOrderResult, PaidOrderStore } from './paid-order';
+import { type ExistingConversion, brandOrderKey, findExistingConversions, upgradesOnRepeat } from './conversion-records';
+import { type ConversionView, toConversionView } from './conversion-view';
+import type { PaidOrder, PaidOrderResult, PaidOrderStore } from './paid-order';
 
 /**
  * A repeat is answered as stored (a pending one reported completed is upgraded first), with its
@@ -15,6 +17,30 @@ export async function answerRepeat(
   input: ConversionInput,
   rewardOptions: NewRewardOptions,
 ): Promise<PaidOrderResult> {
-  const conversion = await store.completeRepeat(brand, existing, input, rewardOptions);
+  return repeatAnswer(await store.completeRepeat(brand, existing, input, rewardOptions), existing);
+}
+
+function repeatAnswer(conversion: ConversionView, existing: ExistingConversion): PaidOrderResult {
   return { result: { attributed: true, duplicate: true, conversion, review: existing.review }, claim_id: conversion.claim_id };
+}
+
+/**
+ * A batch of repeats that write nothing (each order's conversion recorded, not a pending one now
+ * reported completed, its brand active) answered from one read and no transaction: what
+ * answerRepeat gives each of them. Otherwise the conversions read, for the batch's transaction
+ * (PaidOrderBatch.read) not to read them again.
+ */
+export async function answerRepeatsAlone(db: Knex, items: PaidOrder[]): Promise<{ results: PaidOrderResult[] } | { read: Map<string, ExistingConversion> }> {
+  const read = await findExistingConversions(
+    db,
+    items.flatMap(({ brand, order }) => (order.conversion.order_id !== null ? [{ brandId: brand.brand_id, orderId: order.conversion.order_id }] : [])),
+  );
+  const results: PaidOrderResult[] = [];
+  for (const { brand, order } of items) {
+    const input = order.conversion;
+    const existing = input.order_id === null ? undefined : read.get(brandOrderKey(brand.brand_id, input.order_id));
+    if (brand.status !== 'active' || !existing || upgradesOnRepeat(existing, input)) return { read };
+    results.push(repeatAnswer(toConversionView(existing), existing));
+  }
+  return { results };
 }

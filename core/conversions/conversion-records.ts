@@ -4,6 +4,7 @@ import type { ClaimRecord } from '../claims/claim-records';
 import { lockKey } from '../db/advisory-lock';
 import { lookUpByKeys } from '../db/look-up-by-keys';
 import { statementOnce } from '../db/prepared-statement';
+import type { Executor } from '../db/transaction';
 import { type ReviewSummary, reviewColumn } from '../fraud/reviews';
 import { creditNewRewards } from '../ledger/reward-ledger';
 import { type NewRewardOptions, insertNewRewards, newRewardStatus } from '../rewards/reward-records';
@@ -51,7 +52,7 @@ const existingByOrder = statementOnce(1, (db, [keys]) =>
  * upgrades atomically.
  */
 export async function findExistingConversions(
-  trx: Knex.Transaction,
+  trx: Executor,
   orders: Array<{ brandId: string; orderId: string }>,
 ): Promise<Map<string, ExistingConversion>> {
   if (orders.length === 0) return new Map();
@@ -79,6 +80,11 @@ export async function findExistingConversion(trx: Knex.Transaction, brandId: str
 }
 
 /** A `pending` conversion reported again as `completed` is upgraded and its reward created (credited or held), once. */
+/** A repeat writes only when it reports a pending conversion completed (completeIfPending upgrades it). */
+export function upgradesOnRepeat(row: Pick<ConversionRow, 'status'>, input: Pick<ConversionInput, 'status'>): boolean {
+  return row.status === 'pending' && input.status === 'completed';
+}
+
 export async function completeIfPending(
   trx: Knex.Transaction,
   brand: Brand,
@@ -86,7 +92,7 @@ export async function completeIfPending(
   input: ConversionInput,
   rewardOptions: NewRewardOptions = {},
 ): Promise<ConversionView> {
-  if (row.status !== 'pending' || input.status !== 'completed') return toConversionView(row);
+  if (!upgradesOnRepeat(row, input)) return toConversionView(row);
   const [updated]: ConversionRow[] = await trx('conversions')
     .where({ brand_id: brand.brand_id, conversion_id: row.conversion_id, status: 'pending' })
     .update({ status: 'completed', updated_at: trx.fn.now() })

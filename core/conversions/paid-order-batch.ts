@@ -44,10 +44,15 @@ export class PaidOrderBatch implements ReferralFacts {
     private readonly signals: Map<string, FraudSignals> = new Map(),
   ) {}
 
-  /** The batch's look-ups, in its transaction: at most four statements, whatever its size. */
-  static async read(trx: Knex.Transaction, items: PaidOrder[]): Promise<PaidOrderBatch> {
-    const keyed = items.filter(({ order }) => order.conversion.order_id !== null);
-    const existing = await findExistingConversions(trx, keyed.map(({ brand, order }) => ({ brandId: brand.brand_id, orderId: order.conversion.order_id! })));
+  /**
+   * The batch's look-ups, in its transaction: at most four statements, whatever its size.
+   * `existing`: the orders' conversions, when they were read just before (answerRepeatsAlone).
+   */
+  static async read(trx: Knex.Transaction, items: PaidOrder[], existing?: Map<string, ExistingConversion>): Promise<PaidOrderBatch> {
+    existing ??= await findExistingConversions(
+      trx,
+      items.flatMap(({ brand, order }) => (order.conversion.order_id !== null ? [{ brandId: brand.brand_id, orderId: order.conversion.order_id }] : [])),
+    );
     // A repeat is answered from its row: nothing else to read for it.
     const fresh = items.filter(({ brand, order }) => order.conversion.order_id === null || !existing.has(brandOrderKey(brand.brand_id, order.conversion.order_id)));
     const codes = await findReferralCodes(trx, fresh.flatMap(({ brand, order }) => namedCodes(order.conversion, order).map((code) => ({ brandId: brand.brand_id, code }))));

@@ -10,15 +10,22 @@ export interface WriteBatcher<Item, Result> {
   submit(item: Item): Promise<Result>;
 }
 
-export interface WriteBatcherOptions<Item, Result, Batch = undefined> {
+export interface WriteBatcherOptions<Item, Result, Batch = undefined, Early = never> {
   /**
    * Reads what the whole batch needs at once, in its transaction, before any item is written; runs
    * again on every attempt (a retry starts from a fresh read). Its result goes to every `write`,
    * which keeps it current as items are written. A throw here fails nobody of a batch of several:
    * the batch is written again item by item, and if its read fails again, each item is prepared
-   * alone in its own savepoint.
+   * alone in its own savepoint. `early`: what answerEarly read for the batch's first attempt.
    */
-  prepare?: (trx: Knex.Transaction, items: Item[]) => Promise<Batch>;
+  prepare?: (trx: Knex.Transaction, items: Item[], early?: Early) => Promise<Batch>;
+  /**
+   * Answers a batch that writes nothing without a transaction (no BEGIN, no COMMIT): runs first,
+   * outside any transaction, and returns every item's result, or else what it read, which the
+   * first attempt's `prepare` gets instead of reading it again (under READ COMMITTED a statement
+   * just before BEGIN sees what the transaction's first would). A throw takes the usual path.
+   */
+  answerEarly?: (db: Knex, items: Item[]) => Promise<{ results: Result[] } | { read: Early }>;
   /** Writes one item inside the batch's transaction; a throw fails this item only. */
   write: (trx: Knex.Transaction, item: Item, batch: Batch) => Promise<Result>;
   /**
@@ -94,7 +101,10 @@ function inKeyOrder<Item, Result>(batch: Waiting<Item, Result>[], keyOf?: (item:
   return keyed.map(({ waiting }) => waiting);
 }
 
-export function createWriteBatcher<Item, Result, Batch = undefined>(db: Knex, options: WriteBatcherOptions<Item, Result, Batch>): WriteBatcher<Item, Result> {
+export function createWriteBatcher<Item, Result, Batch = undefined, Early = never>(
+  db: Knex,
+  options: WriteBatcherOptions<Item, Result, Batch, Early>,
+): WriteBatcher<Item, Result> {
   const maxBatch = Math.max(1, options.maxBatch ?? 64);
   const maxInFlight = isEmbedded(db) ? 1 : Math.max(1, options.maxInFlight ?? 4);
   const maxQueue = options.maxQueue ?? 10_000;
@@ -106,16 +116,16 @@ export function createWriteBatcher<Item, Result, Batch = undefined>(db: Knex, op
   // The last batch that ended: its size and when (performance.now()).
   let lastBatch = { size: 0, endedAt: -Infinity };
 
-  const prepare = (trx: Knex.Transaction, batch: Waiting<Item, Result>[]): Promise<Batch> =>
-    options.prepare ? options.prepare(trx, batch.map(({ item }) => item)) : Promise.resolve(undefined as Batch);
+  const prepare = (trx: Knex.Transaction, batch: Waiting<Item, Result>[], early?: Early): Promise<Batch> =>
+    options.prepare ? options.prepare(trx, batch.map(({ item }) => item), early) : Promise.resolve(undefined as Batch);
 
   // Fast path: no savepoints; the first failure sends the batch to writeIsolated instead.
-  async function writeTogether(trx: Knex.Transaction, batch: Waiting<Item, Result>[]): Promise<Outcome<Result>[]> {
+  async function writeTogether(trx: Knex.Transaction, batch: Waiting<Item, Result>[], early?: Early): Promise<Outcome<Result>[]> {
     const outcomes: Outcome<Result>[] = [];
     const items = batch.map(({ item }) => item);
     let prepared: Batch;
     try {
-      prepared = await prepare(trx, batch);
+      prepared = await prepare(trx, batch, early);
     } catch (error) {
       throw batch.length === 1 || isTransient(error) ? error : new ItemFailed(error);
     }
@@ -154,9 +164,9 @@ export function createWriteBatcher<Item, Result, Batch = undefined>(db: Knex, op
     return outcomes;
   }
 
-  async function writeOnce(batch: Waiting<Item, Result>[]): Promise<Outcome<Result>[]> {
+  async function writeOnce(batch: Waiting<Item, Result>[], early?: Early): Promise<Outcome<Result>[]> {
     try {
-      return await db.transaction((trx) => writeTogether(trx, batch));
+      return await db.transaction((trx) => writeTogether(trx, batch, early));
     } catch (error) {
       if (!(error instanceof ItemFailed)) throw error;
       // Nothing of the first attempt was committed: write the batch again, each item isolated.
@@ -164,12 +174,28 @@ export function createWriteBatcher<Item, Result, Batch = undefined>(db: Knex, op
     }
   }
 
+  /** The batch answered without a transaction, or what was read for its first attempt (undefined: nothing). */
+  async function answerEarly(batch: Waiting<Item, Result>[]): Promise<{ results: Result[] } | { read: Early } | undefined> {
+    if (!options.answerEarly) return undefined;
+    try {
+      return await options.answerEarly(db, batch.map(({ item }) => item));
+    } catch {
+      return undefined;
+    }
+  }
+
   async function writeBatch(batch: Waiting<Item, Result>[]): Promise<void> {
+    const early = await answerEarly(batch);
+    if (early && 'results' in early) {
+      batch.forEach((waiting, index) => waiting.resolve(early.results[index]!));
+      return;
+    }
     let outcomes: Outcome<Result>[];
     try {
       for (let attempt = 1; ; attempt += 1) {
         try {
-          outcomes = await writeOnce(batch);
+          // Only the first attempt uses the early read: a retry starts afresh.
+          outcomes = await writeOnce(batch, attempt === 1 ? early?.read : undefined);
           break;
         } catch (error) {
           // Nothing was committed and nobody was answered: writing the batch again is safe.

@@ -215,6 +215,44 @@ describe('the write batcher', () => {
     expect(await db(table).whereIn('n', [401, 402]).orderBy('n')).toHaveLength(2);
   });
 
+  it('answers a batch answerEarly can answer without a transaction; else hands its read to the first attempt only, and a throw takes the usual path', async () => {
+    const prepared: Array<string | undefined> = [];
+    let deadlocks = 0;
+    let early: 'answer' | 'read' | 'throw' = 'answer';
+    const batcher = createWriteBatcher<number, number, undefined, string>(db, {
+      maxWaitMs: 50,
+      answerEarly: async (_db, items) => {
+        if (early === 'throw') throw new Error('the early read failed');
+        return early === 'answer' ? { results: items.map((n) => -n) } : { read: `read ${items.join(',')}` };
+      },
+      prepare: async (_trx, _items, read) => {
+        prepared.push(read);
+        return undefined;
+      },
+      write: async (trx, n) => {
+        await insert(trx, n);
+        if (n === 702 && deadlocks < 1) {
+          deadlocks += 1;
+          throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+        }
+        return n;
+      },
+    });
+
+    expect(await Promise.all([701, 702].map((n) => batcher.submit(n)))).toEqual([-701, -702]);
+    expect(prepared).toEqual([]);
+    expect(await db(table).whereIn('n', [701, 702])).toHaveLength(0);
+
+    early = 'read';
+    expect(await Promise.all([701, 702].map((n) => batcher.submit(n)))).toEqual([701, 702]);
+    // The deadlocked first attempt had the early read; the retry read afresh.
+    expect(prepared).toEqual(['read 701,702', undefined]);
+
+    early = 'throw';
+    expect(await batcher.submit(703)).toBe(703);
+    expect(prepared.at(-1)).toBeUndefined();
+  });
+
   it('acknowledges nothing of a batch whose commit fails', async () => {
     const batcher = createWriteBatcher<number, number>(db, { maxWaitMs: 50, write: async (trx, n) => (await insert(trx, n), n) });
     // The unique constraint is deferred: the two writes succeed, the COMMIT fails.

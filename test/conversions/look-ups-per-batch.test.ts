@@ -184,6 +184,37 @@ describe('orders written together in one batch', () => {
     await expectOneBatch(brand.brandId);
   });
 
+  it('answers a batch of repeats from one statement and no transaction, as stored; a batch with a new order reads the conversions once', async () => {
+    const { brand, ann } = await brandWithAdvocate();
+    const base = uniqueOrderId();
+    const orders = ['a', 'b', 'c'].map((suffix) => ({ order_id: `${base}-${suffix}`, email: `${suffix}@example.com`, order_value: 50, referral_code: ann.code }));
+    const first = await together(brand.headers, orders);
+    expect(first.map((answer) => answer.status)).toEqual([201, 201, 201]);
+
+    const statements: string[] = [];
+    const record = (query: { sql: string }) => statements.push(query.sql);
+    t.db.on('query', record);
+    try {
+      const repeats = await together(brand.headers, orders);
+      expect(repeats.map((answer) => [answer.status, answer.body.data.duplicate])).toEqual([[200, true], [200, true], [200, true]]);
+      expect(repeats.map((answer) => answer.body.data.id)).toEqual(first.map((answer) => answer.body.data.id));
+      expect(repeats[0]!.body.data).toMatchObject({ status: 'completed', order_value: 50, referrer_reward_paid: 5, review: null });
+      const batchStatements = statements.filter((sql) => !/rate_limits|api_keys|brands/.test(sql));
+      expect(batchStatements).toHaveLength(1);
+      expect(batchStatements[0]).toMatch(/FROM conversions|from "conversions"/i);
+
+      statements.length = 0;
+      const mixed = await together(brand.headers, [...orders, { order_id: `${base}-d`, email: 'd@example.com', order_value: 50, referral_code: ann.code }]);
+      expect(mixed.map((answer) => answer.status)).toEqual([200, 200, 200, 201]);
+      // The conversions read before the transaction are not read again inside it.
+      expect(statements.filter((sql) => sql.includes('AS k(brand_id uuid, order_id text)'))).toHaveLength(1);
+      expect(statements.filter((sql) => /^BEGIN/i.test(sql.trim()))).toHaveLength(1);
+    } finally {
+      t.db.removeListener('query', record);
+    }
+    expect(await t.db('conversions').where({ brand_id: brand.brandId })).toHaveLength(4);
+  });
+
   it('answers a pending order reported completed between new orders of one batch: rewarded once, the new orders each created', async () => {
     const { brand, ann } = await brandWithAdvocate();
     const base = uniqueOrderId();
