@@ -192,32 +192,35 @@ describe('the write batcher', () => {
     expect(batches).toEqual(isEmbedded(db) ? [[601], [602, 603], [611], [612, 613]] : [[601], [602, 603], [611], [612], [613]]);
   });
 
+  /** A write that inserts its item, and for `victim` is picked as a deadlock victim the first `times` times. */
+  function deadlockingWrite(victim: number, times: number) {
+    const deadlocks = { count: 0 };
+    const write = async (trx: Knex.Transaction, n: number) => {
+      await insert(trx, n);
+      if (n === victim && deadlocks.count < times) {
+        deadlocks.count += 1;
+        throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+      }
+      return n;
+    };
+    return { write, deadlocks };
+  }
+
   it('writes a batch again when PostgreSQL picks it as a deadlock victim (twice running), and answers each item once', async () => {
-    let deadlocks = 0;
-    const batcher = createWriteBatcher<number, number>(db, {
-      maxWaitMs: 50,
-      write: async (trx, n) => {
-        await insert(trx, n);
-        if (n === 402 && deadlocks < 2) {
-          deadlocks += 1;
-          throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
-        }
-        return n;
-      },
-    });
+    const { write, deadlocks } = deadlockingWrite(402, 2);
+    const batcher = createWriteBatcher<number, number>(db, { maxWaitMs: 50, write });
     const outcomes = await Promise.allSettled([401, 402].map((n) => batcher.submit(n)));
 
     expect(outcomes).toEqual([
       { status: 'fulfilled', value: 401 },
       { status: 'fulfilled', value: 402 },
     ]);
-    expect(deadlocks).toBe(2);
+    expect(deadlocks.count).toBe(2);
     expect(await db(table).whereIn('n', [401, 402]).orderBy('n')).toHaveLength(2);
   });
 
   it('answers a batch answerEarly can answer without a transaction; else hands its read to the first attempt only, and a throw takes the usual path', async () => {
     const prepared: Array<string | undefined> = [];
-    let deadlocks = 0;
     let early: 'answer' | 'read' | 'throw' = 'answer';
     const batcher = createWriteBatcher<number, number, undefined, string>(db, {
       maxWaitMs: 50,
@@ -229,14 +232,7 @@ describe('the write batcher', () => {
         prepared.push(read);
         return undefined;
       },
-      write: async (trx, n) => {
-        await insert(trx, n);
-        if (n === 702 && deadlocks < 1) {
-          deadlocks += 1;
-          throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
-        }
-        return n;
-      },
+      write: deadlockingWrite(702, 1).write,
     });
 
     expect(await Promise.all([701, 702].map((n) => batcher.submit(n)))).toEqual([-701, -702]);
