@@ -79,12 +79,12 @@ export async function findExistingConversion(trx: Knex.Transaction, brandId: str
     .first();
 }
 
-/** A `pending` conversion reported again as `completed` is upgraded and its reward created (credited or held), once. */
 /** A repeat writes only when it reports a pending conversion completed (completeIfPending upgrades it). */
 export function upgradesOnRepeat(row: Pick<ConversionRow, 'status'>, input: Pick<ConversionInput, 'status'>): boolean {
   return row.status === 'pending' && input.status === 'completed';
 }
 
+/** A `pending` conversion reported again as `completed` is upgraded and its reward created (credited or held), once. */
 export async function completeIfPending(
   trx: Knex.Transaction,
   brand: Brand,
