@@ -2,9 +2,10 @@ import type { Knex } from 'knex';
 import type { Brand } from '../brands/brand';
 import type { NewRewardOptions } from '../rewards/reward-records';
 import type { ConversionInput } from './conversion-input';
-import { type ExistingConversion, brandOrderKey, findExistingConversions, upgradesOnRepeat } from './conversion-records';
+import { type ExistingConversion, brandOrderKey, upgradesOnRepeat } from './conversion-records';
 import { type ConversionView, toConversionView } from './conversion-view';
 import type { PaidOrder, PaidOrderResult, PaidOrderStore } from './paid-order';
+import { findConversionsOfOrders } from './paid-order-batch';
 
 /**
  * A repeat is answered as stored (a pending one reported completed is upgraded first), with its
@@ -31,10 +32,7 @@ function repeatAnswer(conversion: ConversionView, existing: ExistingConversion):
  * (PaidOrderBatch.read) not to read them again.
  */
 export async function answerRepeatsAlone(db: Knex, items: PaidOrder[]): Promise<{ results: PaidOrderResult[] } | { read: Map<string, ExistingConversion> }> {
-  const read = await findExistingConversions(
-    db,
-    items.flatMap(({ brand, order }) => (order.conversion.order_id !== null ? [{ brandId: brand.brand_id, orderId: order.conversion.order_id }] : [])),
-  );
+  const read = await findConversionsOfOrders(db, items);
   const results: PaidOrderResult[] = [];
   for (const { brand, order } of items) {
     const input = order.conversion;

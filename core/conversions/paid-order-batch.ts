@@ -3,6 +3,7 @@ import { type ReferralCodeOwner, brandCodeKey, findReferralCodes } from '../advo
 import { normalizeEmail } from '../advocates/normalize';
 import type { Brand } from '../brands/brand';
 import { type ClaimRecord, type ClaimsOfOrders, findClaimsOfOrders } from '../claims/claim-records';
+import type { Executor } from '../db/transaction';
 import { NotFound } from '../errors';
 import { canonicalIp } from '../fraud/client-ip';
 import type { FraudSignals } from '../fraud/fraud-rules';
@@ -21,6 +22,14 @@ function signalsKey(brandId: string, advocateId: number, input: ConversionInput)
 }
 
 const count = (counts: Map<string, number>, key: string) => counts.get(key) ?? 0;
+
+/** The conversions already recorded for the orders that carry an order id, by brandOrderKey. */
+export function findConversionsOfOrders(db: Executor, items: PaidOrder[]): Promise<Map<string, ExistingConversion>> {
+  return findExistingConversions(
+    db,
+    items.flatMap(({ brand, order }) => (order.conversion.order_id !== null ? [{ brandId: brand.brand_id, orderId: order.conversion.order_id }] : [])),
+  );
+}
 
 /**
  * What a batch of paid orders needs from the database, read once for the whole batch (one
@@ -49,10 +58,7 @@ export class PaidOrderBatch implements ReferralFacts {
    * `existing`: the orders' conversions, when they were read just before (answerRepeatsAlone).
    */
   static async read(trx: Knex.Transaction, items: PaidOrder[], existing?: Map<string, ExistingConversion>): Promise<PaidOrderBatch> {
-    existing ??= await findExistingConversions(
-      trx,
-      items.flatMap(({ brand, order }) => (order.conversion.order_id !== null ? [{ brandId: brand.brand_id, orderId: order.conversion.order_id }] : [])),
-    );
+    existing ??= await findConversionsOfOrders(trx, items);
     // A repeat is answered from its row: nothing else to read for it.
     const fresh = items.filter(({ brand, order }) => order.conversion.order_id === null || !existing.has(brandOrderKey(brand.brand_id, order.conversion.order_id)));
     const codes = await findReferralCodes(trx, fresh.flatMap(({ brand, order }) => namedCodes(order.conversion, order).map((code) => ({ brandId: brand.brand_id, code }))));

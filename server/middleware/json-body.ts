@@ -39,12 +39,10 @@ function bodyOf(request: IncomingMessage): Promise<Buffer> {
       done();
       reject(new HttpError(400, 'the request body ended before Content-Length or its last chunk'));
     };
-    const onError = cutOff;
-    const onClose = cutOff;
     const done = () => {
-      request.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+      request.off('data', onData).off('end', onEnd).off('error', cutOff).off('close', cutOff);
     };
-    request.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+    request.on('data', onData).on('end', onEnd).on('error', cutOff).on('close', cutOff);
   });
 }
 
