@@ -344,6 +344,13 @@ describe('what the dashboard shows', () => {
       'advocate_id,first_name,last_name,email,codes,conversions,revenue,balance,pending,currency\r\n' +
         `${broken.advocateId},"Bob\n=2+3",,lf@example.com,LINEFEED1,0,0,0,0,USD\r\n`,
     );
+    // `x;=1+1` was written bare: a spreadsheet that splits on `;` (de/fr/es Excel) ran `=1+1`.
+    const semicolon = await givenAdvocate(t.db, brand.brandId, { first_name: 'x;=1+1', email: 'sc@example.com', code: 'SEMICOLON1' });
+    const split = await agent.get('/dashboard/advocates?format=csv&q=semicolon1');
+    expect(split.text).toBe(
+      'advocate_id,first_name,last_name,email,codes,conversions,revenue,balance,pending,currency\r\n' +
+        `${semicolon.advocateId},x;'=1+1,,sc@example.com,SEMICOLON1,0,0,0,0,USD\r\n`,
+    );
   });
 
   it('answers bad query parameters with 400 naming the field, never 500', async () => {

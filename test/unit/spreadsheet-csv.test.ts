@@ -21,6 +21,20 @@ describe('every CSV we write is safe to open in a spreadsheet', () => {
     }
   });
 
+  it('keeps a cell like `x;=1+1` whole in a spreadsheet that splits on semicolons (de/fr/es Excel), where it was written bare and ran `=1+1`', () => {
+    const names = ['x;=1+1', 'x;+1+1', 'x;-1+1', 'x;@SUM(A1)', 'x; =1+1', 'x;\t=1', 'a,b;=1', 'plain'];
+    const csv = spreadsheetCsv(names.map((name, index) => [index, name]), ['id', 'name']);
+    for (const delimiter of [';', ',', '\t']) {
+      // Read as a spreadsheet in that locale does: quotes group a cell, the delimiter splits the rest.
+      const rows = parse(csv, { delimiter, record_delimiter: ['\r\n', '\n', '\r'], relax_column_count: true, relax_quotes: true }) as string[][];
+      const cells = rows.slice(1).flat();
+      expect(cells.filter((cell) => formula(cell.trimStart()))).toEqual([]);
+    }
+    // Read with commas, each name comes back as typed but for a quote before the formula.
+    const rows = parse(csv, { columns: true }) as Array<Record<string, string>>;
+    expect(rows.map((row) => row.name)).toEqual(["x;'=1+1", "x;'+1+1", "x;'-1+1", "x;'@SUM(A1)", "x; '=1+1", "x;'\t'=1", "a,b;'=1", 'plain']);
+  });
+
   it('writes the payouts file the same way, with each currency\'s decimals', () => {
     const csv = payoutsCsv([
       { payout_id: 'P-1-9', advocate_id: 1, email: '=cmd@example.com', code: 'Bob\n=2+3', currency: 'KWD', amount: 1.234 },
