@@ -10,16 +10,34 @@ import { MAX_IMPORT_BYTES, MAX_IMPORT_ROWS, parseAdvocatesCsv } from './advocate
 import { sendCsv } from './csv-export';
 import { pathIdOf } from './dashboard-query';
 import { runForm, seeOther } from './form-actions';
+import { doneOf } from './form-notice';
 import { renderPage } from './render-page';
 import { readUpload } from './upload';
 
 type Refusal = { status: number; message: string };
 
+const ADVOCATE_NOTICES = ['added', 'saved', 'code_added', 'deactivated', 'reactivated'] as const;
+type AdvocateNotice = (typeof ADVOCATE_NOTICES)[number];
+
+/** The advocate page's status line after a form, from the advocate as stored now (a code named by the link only if it is theirs). */
+function advocateNotice(ctx: Ctx, advocate: { email: string; referral_codes: string[] }): string | null {
+  const code = typeof ctx.query.code === 'string' && advocate.referral_codes.includes(ctx.query.code) ? ctx.query.code : null;
+  const texts: Record<AdvocateNotice, string> = {
+    added: `${advocate.email} joined with code ${advocate.referral_codes[0]}.`,
+    saved: 'Saved.',
+    code_added: code ? `Code ${code} added.` : 'Code added.',
+    deactivated: 'Deactivated: their codes no longer attribute new orders; their history and earned rewards stay.',
+    reactivated: 'Reactivated: their codes attribute new orders again.',
+  };
+  const done = doneOf(ctx, ADVOCATE_NOTICES);
+  return done ? texts[done] : null;
+}
+
 /** The advocate page's management panel: status, share link, edit, add a code, deactivate. */
 export async function advocatePanel(ctx: Ctx, id: number, refusal?: Refusal) {
   const { brand } = ctx.state.viewer!;
-  const advocate = advocateView(brand, await getAdvocate(ctx.app.context.deps.db, brand.brand_id, id));
-  return { advocate, notice: typeof ctx.query.done === 'string' ? ctx.query.done : null, refusal: refusal?.message ?? null };
+  const stored = await getAdvocate(ctx.app.context.deps.db, brand.brand_id, id);
+  return { advocate: advocateView(brand, stored), notice: advocateNotice(ctx, stored), refusal: refusal?.message ?? null };
 }
 
 /** What the Advocates list shows above the table: the add and import forms, and the latest imports. */
@@ -28,7 +46,6 @@ export async function advocatesPanel(ctx: Ctx, refusal?: Refusal & { form?: Reco
   return {
     imports: await listImports(ctx.app.context.deps.db, brand.brand_id, 5),
     maxImportRows: MAX_IMPORT_ROWS,
-    notice: typeof ctx.query.done === 'string' ? ctx.query.done : null,
     refusal: refusal?.message ?? null,
     form: refusal?.form ?? {},
   };
@@ -44,7 +61,7 @@ export async function addAdvocateForm(ctx: Ctx, form: URLSearchParams, back: (re
       const input = createAdvocateSchema.parse(Object.fromEntries(Object.entries(values).filter(([, value]) => value.trim() !== '')));
       const viewer = ctx.state.viewer!;
       const advocate = await inTransaction(ctx.app.context.deps.db, (trx) => addAdvocate(trx, viewer.brand.brand_id, input, viewer.actor));
-      seeOther(ctx, `/dashboard/advocates/${advocate.advocate_id}`, { done: `${advocate.email} joined with code ${advocate.referral_codes[0]}.` });
+      seeOther(ctx, `/dashboard/advocates/${advocate.advocate_id}`, { done: 'added' satisfies AdvocateNotice });
     },
     (status, message) => back({ status, message, form: values }),
   );
@@ -60,21 +77,23 @@ export async function changeAdvocateForm(ctx: Ctx, id: string, action: 'edit' | 
       const viewer = ctx.state.viewer!;
       const brandId = viewer.brand.brand_id;
       const { db } = ctx.app.context.deps;
-      let done: string;
+      let done: AdvocateNotice;
+      let code: string | undefined;
       if (action === 'edit') {
         const changes = updateAdvocateSchema.parse({ email: form.get('email') ?? '', first_name: form.get('first_name') ?? '', last_name: (form.get('last_name') ?? '').trim() || null });
         await inTransaction(db, (trx) => editAdvocate(trx, brandId, advocateId, changes, viewer.actor));
-        done = 'Saved.';
+        done = 'saved';
       } else if (action === 'codes') {
-        const { code, kind } = addCodeSchema.parse({ code: form.get('code') ?? '', kind: form.get('kind') || undefined });
-        await inTransaction(db, (trx) => addAdvocateCode(trx, brandId, advocateId, code, kind ?? 'referral', viewer.actor));
-        done = `Code ${code} added.`;
+        const added = addCodeSchema.parse({ code: form.get('code') ?? '', kind: form.get('kind') || undefined });
+        const advocate = await inTransaction(db, (trx) => addAdvocateCode(trx, brandId, advocateId, added.code, added.kind ?? 'referral', viewer.actor));
+        done = 'code_added';
+        code = advocate.referral_codes.find((stored) => stored.toUpperCase() === added.code.toUpperCase()) ?? added.code;
       } else {
         const status = action === 'deactivate' ? 'deactivated' : 'active';
         await inTransaction(db, (trx) => changeAdvocateStatus(trx, brandId, advocateId, status, viewer.actor));
-        done = action === 'deactivate' ? 'Deactivated: their codes no longer attribute new orders; their history and earned rewards stay.' : 'Reactivated: their codes attribute new orders again.';
+        done = action === 'deactivate' ? 'deactivated' : 'reactivated';
       }
-      seeOther(ctx, `/dashboard/advocates/${advocateId}`, { done });
+      seeOther(ctx, `/dashboard/advocates/${advocateId}`, { done, code });
     },
     (status, message) => back({ status, message }),
   );

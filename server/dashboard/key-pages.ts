@@ -12,6 +12,12 @@ import { flashSecret, takeFlashedSecret } from './secret-flash';
 const PAGE = '/dashboard/keys';
 const noticeSchema = z.object({ created: z.string().max(100).optional().catch(undefined), revoked: z.string().max(100).optional().catch(undefined) });
 
+/** The status line after a revoke: the link names a key id, and only one of the brand's own revoked keys is named back. */
+function revokedNotice(keys: Array<{ key_id: string; key_prefix: string; revoked_at: string | null }>, keyId: string | undefined): string | null {
+  const key = keys.find((candidate) => candidate.key_id === keyId && candidate.revoked_at !== null);
+  return key ? `Key ${key.key_prefix} is revoked: requests with it are refused from now on.` : null;
+}
+
 /** GET /dashboard/keys: the brand's API keys (prefix, label, when made and revoked); a new key is shown here once. */
 export async function keysPage(ctx: Ctx, answer: { refusal?: { status: number; message: string }; shown?: { url: string; secret: string } } = {}): Promise<void> {
   const { refusal, shown } = answer;
@@ -22,7 +28,7 @@ export async function keysPage(ctx: Ctx, answer: { refusal?: { status: number; m
   renderPage(
     ctx,
     'keys',
-    { title: 'API keys', section: PAGE, keys, created, notice: notice.revoked ? `Key ${notice.revoked} is revoked: requests with it are refused from now on.` : null, refusal: refusal?.message ?? null },
+    { title: 'API keys', section: PAGE, keys, created, notice: revokedNotice(keys, notice.revoked), refusal: refusal?.message ?? null },
     refusal?.status ?? (shown ? 201 : 200),
   );
 }
@@ -56,7 +62,7 @@ export async function revokeKeyForm(ctx: Ctx, keyId: string, form: URLSearchPara
       if (!UUID_PATTERN.test(keyId)) throw new z.ZodError([{ code: 'custom', path: ['key'], message: 'key must be a key id', input: keyId }]);
       const viewer = ctx.state.viewer!;
       const key = await inTransaction(ctx.app.context.deps.db, (trx) => withdrawApiKey(trx, viewer.brand.brand_id, keyId, viewer.actor));
-      seeOther(ctx, PAGE, { revoked: key.key_prefix });
+      seeOther(ctx, PAGE, { revoked: key.key_id });
     },
     (status, message) => keysPage(ctx, { refusal: { status, message } }),
   );

@@ -1,4 +1,6 @@
+import { currencyExponent } from '../../core/currency';
 import { inTransaction } from '../../core/db/transaction';
+import { decimalFromMinor, toMinor } from '../../core/money';
 import { Invalid } from '../../core/errors';
 import { paidPayouts, payoutCandidates } from '../../core/payouts/payouts';
 import { recordPayouts } from '../../core/program/merchant-changes';
@@ -6,12 +8,26 @@ import type { Ctx } from '../app-context';
 import { CliError } from '../cli/cli-error';
 import { parsePaidCsv, payoutsCsv } from '../cli/payouts-csv';
 import { runForm, seeOther } from './form-actions';
+import { countOf, doneOf } from './form-notice';
 import { renderPage } from './render-page';
 import { readUpload } from './upload';
 
 const PAGE = '/dashboard/payouts';
 /** A paid file lists at most 10,000 payouts (as POST /api/v1/payouts/mark-paid does): well under this. */
 const MAX_PAID_FILE_BYTES = 5 * 1_048_576;
+
+/** The status line after a paid file: the redirect carries its counts and total (numbers, never text). */
+function paidNotice(ctx: Ctx, currency: string): string | null {
+  if (doneOf(ctx, ['recorded']) === null) return null;
+  const [recorded, skipped] = [countOf(ctx, 'recorded'), countOf(ctx, 'skipped') ?? 0];
+  const total = typeof ctx.query.total === 'string' && /^\d{1,15}(\.\d{1,4})?$/.test(ctx.query.total) ? Number(ctx.query.total) : null;
+  if (recorded === null || total === null) return null;
+  const exponent = currencyExponent(currency);
+  if (recorded === 0) return `Nothing changed: ${plural(skipped, 'payout was', 'payouts were')} already recorded.`;
+  return `Recorded ${plural(recorded, 'payout', 'payouts')} (${decimalFromMinor(toMinor(total, exponent), exponent)} ${currency})` + (skipped ? `; ${plural(skipped, 'was', 'were')} already recorded and skipped.` : '.');
+}
+
+const plural = (count: number, one: string, many: string) => `${count.toLocaleString('en-US')} ${count === 1 ? one : many}`;
 
 /** GET /dashboard/payouts: what each advocate may be paid now, the CSV to pay from, the upload of the paid file, the payouts recorded. */
 export async function payoutsPage(ctx: Ctx, refusal?: { status: number; message: string }): Promise<void> {
@@ -35,7 +51,7 @@ export async function payoutsPage(ctx: Ctx, refusal?: { status: number; message:
       payable,
       total,
       past,
-      notice: typeof ctx.query.done === 'string' ? ctx.query.done : null,
+      notice: paidNotice(ctx, brand.currency),
       refusal: refusal?.message ?? null,
     },
     refusal?.status,
@@ -60,7 +76,7 @@ export async function uploadPaidForm(ctx: Ctx): Promise<void> {
       if (rows.length > 10_000) throw new Invalid('file: at most 10,000 payouts per file');
       const viewer = ctx.state.viewer!;
       const result = await inTransaction(ctx.app.context.deps.db, (trx) => recordPayouts(trx, viewer.brand, rows, viewer.actor));
-      seeOther(ctx, PAGE, { done: result.message });
+      seeOther(ctx, PAGE, { done: 'recorded', recorded: result.recorded, skipped: result.already_recorded, total: result.total_paid });
     },
     (status, message) => payoutsPage(ctx, { status, message }),
   );

@@ -10,6 +10,7 @@ import { mailbox } from '../schemas/fields';
 import { sendCsv } from './csv-export';
 import { CSV_MAX_ROWS, PER_PAGE } from './dashboard-query';
 import { runForm, seeOther } from './form-actions';
+import { countOf, doneOf } from './form-notice';
 import { renderPage } from './render-page';
 
 const inviteSchema = z.object({ email: mailbox(), role: z.enum(MERCHANT_ROLES, { error: `role must be one of ${MERCHANT_ROLES.join(', ')}` }) });
@@ -17,11 +18,20 @@ const roleSchema = inviteSchema.pick({ role: true });
 const userIdOf = (id: string) => z.coerce.number({ error: 'user must be a user id' }).int().positive({ error: 'user must be a user id' }).parse(id);
 const actorOf = (ctx: Ctx) => ({ name: ctx.state.viewer!.actor, role: ctx.state.viewer!.role });
 
+/** The team page's status line after a form: the link names a user id, and the user is described as stored now. */
+function teamNotice(ctx: Ctx, users: Array<{ user_id: number; email: string; role: string }>): string | null {
+  const done = doneOf(ctx, ['invited', 'role_changed', 'removed']);
+  if (done === 'removed') return 'The user was removed; their sessions ended.';
+  const user = users.find((candidate) => candidate.user_id === countOf(ctx, 'user'));
+  if (!done || !user) return null;
+  return done === 'invited' ? `Invited ${user.email} as ${user.role}: a sign-in link is on its way to them.` : `${user.email} is now ${user.role}.`;
+}
+
 /** GET /dashboard/team: the brand's users and their roles; an owner or admin invites and changes them. */
 export async function teamPage(ctx: Ctx, refusal?: { status: number; message: string; field?: string; form?: Record<string, string> }): Promise<void> {
   const { brand } = ctx.state.viewer!;
   const users = await listUsers(ctx.app.context.deps.db, brand.brand_id);
-  const done = typeof ctx.query.done === 'string' ? ctx.query.done : null;
+  const done = teamNotice(ctx, users);
   renderPage(
     ctx,
     'team',
@@ -41,7 +51,7 @@ export async function inviteForm(ctx: Ctx, form: URLSearchParams): Promise<void>
       const { db, config } = ctx.app.context.deps;
       const settings = { publicUrl: publicUrlOf(config), secret: config.keyEncryptionSecret };
       const user = await inTransaction(db, (trx) => inviteUser(trx, ctx.state.viewer!.brand.brand_id, input, actorOf(ctx), settings));
-      seeOther(ctx, '/dashboard/team', { done: `Invited ${user.email} as ${user.role}: a sign-in link is on its way to them.` });
+      seeOther(ctx, '/dashboard/team', { done: 'invited', user: user.user_id });
     },
     (status, message) => teamPage(ctx, { status, message, field: message.startsWith('role') ? 'role' : 'email', form: values }),
   );
@@ -59,10 +69,10 @@ export async function changeUserForm(ctx: Ctx, id: string, action: 'role' | 'rem
       if (action === 'role') {
         const { role } = roleSchema.parse({ role: form.get('role') ?? '' });
         const user = await inTransaction(db, (trx) => changeRole(trx, brandId, userId, role, actorOf(ctx)));
-        seeOther(ctx, '/dashboard/team', { done: `${user.email} is now ${user.role}.` });
+        seeOther(ctx, '/dashboard/team', { done: 'role_changed', user: user.user_id });
       } else {
-        const user = await inTransaction(db, (trx) => removeUser(trx, brandId, userId, actorOf(ctx)));
-        seeOther(ctx, '/dashboard/team', { done: `${user.email} was removed; their sessions ended.` });
+        await inTransaction(db, (trx) => removeUser(trx, brandId, userId, actorOf(ctx)));
+        seeOther(ctx, '/dashboard/team', { done: 'removed' });
       }
     },
     (status, message) => teamPage(ctx, { status, message }),
@@ -73,7 +83,8 @@ export async function changeUserForm(ctx: Ctx, id: string, action: 'role' | 'rem
 export async function accountPage(ctx: Ctx, refusal?: { status: number; message: string }): Promise<void> {
   const viewer = ctx.state.viewer!;
   const sessions = viewer.embedded ? [] : await listSessions(ctx.app.context.deps.db, viewer.brand.brand_id, viewer.user?.user_id ?? null, viewer.sessionHash);
-  const done = typeof ctx.query.done === 'string' ? ctx.query.done : null;
+  const ended = doneOf(ctx, ['ended', 'already_ended']);
+  const done = ended && (ended === 'ended' ? 'That session is ended.' : 'That session had already ended.');
   renderPage(ctx, 'account', { title: 'Your account', section: '/dashboard/account', sessions, notice: done, refusal: refusal?.message ?? null }, refusal?.status);
 }
 
@@ -91,7 +102,7 @@ export async function endSessionsForm(ctx: Ctx, all: boolean, form: URLSearchPar
         ctx.status = 303;
         return;
       }
-      seeOther(ctx, '/dashboard/account', { done: ended > 0 ? 'That session is ended.' : 'That session had already ended.' });
+      seeOther(ctx, '/dashboard/account', { done: ended > 0 ? 'ended' : 'already_ended' });
     },
     (status, message) => accountPage(ctx, { status, message }),
   );

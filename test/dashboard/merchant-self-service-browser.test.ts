@@ -170,7 +170,7 @@ describeInBrowser('merchant self-service in a real browser (Chromium): invited b
     expect(csv).toContain(',5.00');
     await admin.getByLabel(/^Paid payouts/).setInputFiles(paidFile);
     await admin.getByRole('button', { name: 'Record as paid' }).click();
-    expect(await admin.getByRole('status').first().innerText()).toMatch(/^recorded 1 payouts \(5\.00 USD\)/);
+    expect(await admin.getByRole('status').first().innerText()).toMatch(/^Recorded 1 payout \(5\.00 USD\)/);
     expect(await admin.locator('main').innerText()).toContain('Nothing to pay');
     await shot(admin, 'payouts');
   });

@@ -242,13 +242,47 @@ describe('payouts in the dashboard', () => {
     expect(file.headers['content-type']).toContain('text/csv');
     expect(file.text).toContain(`,${advocate.advocateId},${advocate.email},`);
     expect(file.text).toContain(',7.00');
-    for (const expected of ['recorded 1 payouts', 'nothing changed']) {
+    for (const expected of ['Recorded 1 payout (7.00 USD).', 'Nothing changed: 1 payout was already recorded.']) {
       const upload = await agent.post('/dashboard/payouts/paid').field('csrf_token', csrf).attach('file', Buffer.from(file.text), 'paid.csv');
       expect(upload.status).toBe(303);
-      expect(decodeURIComponent(upload.headers.location!.replace(/\+/g, ' '))).toContain(expected);
+      expect((await agent.get(upload.headers.location!)).text).toContain(expected);
     }
     const page = await agent.get('/dashboard/payouts');
     expect(page.text).toContain('Nothing to pay');
     expect(page.text).toMatch(/P-\d+-\d+/);
+  });
+});
+
+describe('status notices after a form', () => {
+  // ?done=<any text> on five pages showed the link's text as the trusted status line ("Your account is suspended: call …").
+  it('shows only the page\'s own messages: a link\'s ?done= text (or a key prefix, code or user of its choosing) is never shown', async () => {
+    const { brand, agent, csrf } = await brandWithUser('admin');
+    const advocate = await givenAdvocate(t.db, brand.brandId);
+    const bait = 'Your payouts are frozen: call +1 555 0100';
+    const attempts = [
+      '/dashboard/advocates',
+      `/dashboard/advocates/${advocate.advocateId}`,
+      `/dashboard/advocates/${advocate.advocateId}?done=code_added&code=${encodeURIComponent(bait)}`,
+      '/dashboard/payouts',
+      '/dashboard/team',
+      '/dashboard/team?done=invited&user=999999',
+      '/dashboard/account',
+      `/dashboard/keys?revoked=${encodeURIComponent(bait)}`,
+    ];
+    for (const path of attempts) {
+      const withBait = path.includes('?') ? path : `${path}?done=${encodeURIComponent(bait)}`;
+      const page = await agent.get(withBait);
+      expect([withBait, page.status]).toEqual([withBait, 200]);
+      expect([withBait, page.text.includes('555 0100')]).toEqual([withBait, false]);
+    }
+    // The forms' own notices still show, described from what is stored.
+    const added = await agent.post('/dashboard/advocates').type('form').send({ csrf_token: csrf, email: uniqueEmail('n'), first_name: 'Nia', code: `NIA${counter}` });
+    expect(added.headers.location).toMatch(/\?done=added$/);
+    expect((await agent.get(added.headers.location!)).text).toContain(`joined with code NIA${counter}.`);
+    const code = await agent.post(`${added.headers.location!.split('?')[0]}/codes`).type('form').send({ csrf_token: csrf, code: `NIB${counter}` });
+    expect((await agent.get(code.headers.location!)).text).toContain(`Code NIB${counter} added.`);
+    const invited = await agent.post('/dashboard/team/invite').type('form').send({ csrf_token: csrf, email: 'nia-viewer@example.com', role: 'viewer' });
+    expect(invited.headers.location).toMatch(/\?done=invited&user=\d+$/);
+    expect((await agent.get(invited.headers.location!)).text).toContain('Invited nia-viewer@example.com as viewer');
   });
 });
