@@ -17,6 +17,7 @@ import { closeRateLimits } from './middleware/rate-limit';
 import { configureConnectors, startConnectorWorkers } from './connectors';
 import { loadRewardApprovalInterval, startRewardApproval } from './reward-approval-worker';
 import { drainable } from './drain-http-server';
+import { afterAnswerSettled } from './after-answer';
 import { EXIT } from './exit-codes';
 import { loadLifecycleSettings } from './lifecycle-settings';
 import { createLogger } from './logger';
@@ -111,6 +112,7 @@ async function main(): Promise<void> {
   shutdownOnSignals({ timeoutMs: settings.shutdownTimeoutMs, logger }, async () => {
     const adminClosed = closed(admin);
     await httpServer.drain();
+    await afterAnswerSettled(app); // what answered requests left to do (sign-in links)
     await closeRateLimits(app); // the last requests' counts reach the other instances
     await workers.stop();
     await rewardApproval.stop();

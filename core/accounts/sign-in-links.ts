@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 import { INVITATION_LINK_TTL_MINUTES, createLoginLink } from '../dashboard/dashboard-sign-in';
+import { normalizeEmail } from '../advocates/normalize';
+import { lockKey } from '../db/advisory-lock';
 import { enqueueAccountMail } from './account-mail';
 import { type Actor, type MerchantRole, addUser, membershipsOf } from './merchant-users';
 
@@ -28,6 +30,8 @@ export function loginUrl(publicUrl: string, brandId: string, token: string): str
  */
 export async function requestSignInLinks(trx: Knex.Transaction, email: string, settings: LinkSettings): Promise<number> {
   let queued = 0;
+  // One request for an address at a time: the hourly count below is read, then added to.
+  await lockKey(trx, `sign-in:${normalizeEmail(email)}`);
   for (const user of await membershipsOf(trx, email)) {
     const recent = await trx('dashboard_login_links')
       .where({ brand_id: user.brand_id, user_id: user.user_id })
