@@ -430,6 +430,33 @@ describe('templates, previews and the list of emails', () => {
     expect((await t.http.put('/api/v1/email-templates/nope').set(brand.headers).send({ subject: 'x', body: 'y' })).status).toBe(404);
   });
 
+  it('sends a saved template as text: <script>, <img>, a form and <a href> in its body are words, not markup, and a URL as first name is no link (issue 39, 3 and 4)', async () => {
+    const brand = await givenBrand(t.db, { store_url: 'https://shop.example' });
+    const body = [
+      'Hi {{first_name}} <script>alert(1)</script>',
+      '<img src="https://tracker.example/p.gif" onerror="alert(2)">',
+      '<form action="https://phish.example/login"><input name="password"></form>',
+      '<a href="https://phish.example/win">Claim your prize</a> or visit https://typed.example/sale',
+      '{{share_link}}',
+    ].join('\n\n');
+    expect((await t.http.put('/api/v1/email-templates/advocate_welcome').set(brand.headers).send({ subject: 'Welcome {{first_name}}', body })).status).toBe(200);
+    const created = await t.http.post('/api/v1/advocates').set(brand.headers).send({ email: 'markup@template.example', first_name: 'https://evil.example/win', code: 'MARKUP1' });
+    expect(created.status).toBe(201);
+    await sendDue(brand.brandId);
+    const [mail] = receivedBy('markup@template.example');
+    const share = 'https://shop.example/?ref=MARKUP1';
+    const links = (html: string) => [...html.matchAll(/href="([^"]*)"/g)].map(([, href]) => href!.replace(/&amp;/g, '&'));
+    const elements = (html: string) => new Set([...html.matchAll(/<([a-z][a-z0-9-]*)/gi)].map(([, name]) => name!.toLowerCase()));
+    for (const html of [mail!.html as string, (await cli('mail', 'preview', '--brand', brand.brandId, '--template', 'advocate_welcome', '--part', 'html')).stdout]) {
+      expect([...elements(html)].filter((name) => !['html', 'head', 'meta', 'title', 'body', 'table', 'tr', 'td', 'p', 'a', 'br'].includes(name))).toEqual([]);
+      expect(links(html).filter((href) => !href.startsWith('https://referrals.example/mail/unsubscribe/'))).toEqual([expect.stringMatching(/^https:\/\/shop\.example\/\?ref=/), expect.stringMatching(/^https:\/\/shop\.example\/\?ref=/)]);
+      expect(html).toContain('&lt;a href=&quot;https://phish.example/win&quot;&gt;Claim your prize&lt;/a&gt; or visit https://typed.example/sale');
+    }
+    expect(links(mail!.html as string)).toContain(share);
+    expect(mail!.html).toContain('Hi https://evil.example/win &lt;script&gt;');
+    expect(mail!.subject).toBe('Welcome https://evil.example/win');
+  });
+
   it('switches an email off and on over the API (PATCH), and changes its subject alone', async () => {
     const brand = await givenBrand(t.db);
     const off = await t.http.patch('/api/v1/email-templates/reward_earned').set(brand.headers).send({ enabled: false });
