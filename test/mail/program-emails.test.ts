@@ -141,6 +141,23 @@ describe('program emails through a real SMTP server', () => {
     expect(mail!.html).toMatch(/href="https:\/\/shop\.example\/\?ref=SCRIPTAL\w+"/);
   });
 
+  it('sends a stored recipient only as one address: a header break, a list or a group is failed unsent, with no Bcc (issue 39, 11)', async () => {
+    const brand = await givenBrand(t.db);
+    const hostile = ['one@rcpt.example\r\nBcc: bcc@rcpt.example', 'two@rcpt.example, list@rcpt.example', 'team: three@rcpt.example, group@rcpt.example;'];
+    // No route takes such an address (they are checked where taken): written straight into the outbox, beside one that is fine.
+    await t.db('mail_messages').insert([...hostile, 'fine@rcpt.example'].map((recipient, index) => ({
+      brand_id: brand.brandId, template: 'advocate_welcome', dedupe_key: `recipient:${index}`, recipient, recipient_normalized: recipient.toLowerCase(), data: {},
+    })));
+    await sendDue(brand.brandId);
+    const ours = smtp.received.filter((mail) => mail.messageId?.includes(brand.brandId));
+    expect(ours.map((mail) => smtp.envelopeTo.get(mail))).toEqual([['fine@rcpt.example']]);
+    expect([...smtp.envelopeTo.values()].flat().filter((address) => address.endsWith('@rcpt.example'))).toEqual(['fine@rcpt.example']);
+    const rows = await messagesOf(brand.brandId);
+    const notOne = ['failed', 1, 'not sent: the recipient is not one email address'];
+    expect(rows.map((row) => [row.status, row.attempts, row.last_error])).toEqual([notOne, notOne, notOne, ['sent', 1, null]]);
+    expect(await deliverDueMail(deps, brand.brandId)).toBe(0); // not retried
+  });
+
   it('keeps everything through an SMTP outage and sends each message once, in order per recipient, when the server is back', async () => {
     const brand = await givenBrand(t.db, { reward_value: 1, reward_hold_days: 30 });
     const dana = await givenAdvocate(t.db, brand.brandId, { email: 'dana@outage.example' });
