@@ -5,6 +5,10 @@ import type { ParsedMail } from 'mailparser';
 import { enrollAdvocate } from '../../core/advocates/enroll-advocate';
 import { updateBrand } from '../../core/brands/brand';
 import { redactCustomer } from '../../core/customers/redact-customer';
+import { enqueueAccountMail } from '../../core/accounts/account-mail';
+import { Invalid } from '../../core/errors';
+import { enqueueMail } from '../../core/mail/enqueue-mail';
+import { friendOfferMail } from '../../core/mail/program-mail';
 import { queueReengagement } from '../../core/mail/reengagement';
 import { runCli } from '../../server/cli/run-cli';
 import pino from 'pino';
@@ -320,6 +324,18 @@ describe('what causes each program email', () => {
     for (const email of ['no-domain@', 'two@@example.com', 'dots..@example.com', 'ann@localhost', 'ann@example']) {
       const refused = await cli('advocate', 'create', '--brand', brand.brandId, '--email', email, '--first-name', 'X');
       expect([email, refused.code, refused.stderr]).toEqual([email, 2, expect.stringContaining('--email must be an email address')]);
+    }
+    expect(await messagesOf(brand.brandId)).toHaveLength(0);
+  });
+
+  it('refuses to queue a recipient that is not one address, naming email and writing nothing: enqueueMail and enqueueAccountMail given \'a@x\\r\\nBcc: b@x\', a list or a group (issue 39, 11)', async () => {
+    const brand = await givenBrand(t.db);
+    const advocate = await givenAdvocate(t.db, brand.brandId, { email: 'queued@rcpt.example' });
+    for (const to of ['friend@rcpt.example\r\nBcc: bcc@rcpt.example', 'a@rcpt.example, b@rcpt.example', 'team: c@rcpt.example, d@rcpt.example;']) {
+      const friend = t.db.transaction((trx) => enqueueMail(trx, [friendOfferMail(brand.brandId, { email: to, emailNormalized: to.toLowerCase() }, { advocateId: advocate.advocateId, code: advocate.code })]));
+      await expect(friend).rejects.toThrow(new Invalid('email must be an address that can receive mail, like friend@example.com'));
+      const signIn = t.db.transaction((trx) => enqueueAccountMail(trx, { brandId: brand.brandId, template: 'merchant_sign_in', to, dedupeKey: `sign-in:${to}`, link: 'https://referrals.example/x', secret: TEST_SECRET }));
+      await expect(signIn).rejects.toThrow(Invalid);
     }
     expect(await messagesOf(brand.brandId)).toHaveLength(0);
   });
