@@ -1,6 +1,7 @@
 import { normalizeEmail } from '../advocates/normalize';
 import { encryptSecret } from '../brands/key-encryption';
 import type { Executor } from '../db/transaction';
+import { checkedRecipient } from '../mail/mailbox';
 
 /**
  * The emails a merchant's own account gets (docs/merchants/merchant-accounts.md): a sign-in link and an
@@ -31,7 +32,7 @@ export async function enqueueAccountMail(
       brand_id: mail.brandId,
       template: mail.template,
       dedupe_key: mail.dedupeKey,
-      recipient: mail.to.trim(),
+      recipient: checkedRecipient(mail.to),
       recipient_normalized: normalizeEmail(mail.to),
       data: JSON.stringify(data),
     })

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { normalizeEmail } from '../advocates/normalize';
 import type { Executor } from '../db/transaction';
 import { MAIL_TEMPLATES, type MailTemplate, TEMPLATE_SWITCH } from './mail-templates';
+import { checkedRecipient } from './mailbox';
 import { notSuppressed } from './suppressions';
 import type { MailData } from './mail-values';
 
@@ -13,7 +14,7 @@ export interface MailIntent {
   dedupeKey: string;
   /** The advocate it goes to (at their email)... */
   advocateId?: number;
-  /** ...or an address of its own (a referred friend), already checked by the caller. */
+  /** ...or an address of its own (a referred friend), already checked by the caller (and refused here if it is not one address). */
   to?: string;
   data?: MailData;
 }
@@ -69,7 +70,7 @@ export async function enqueueMail(trx: Executor, intents: MailIntent[]): Promise
     template: intent.template,
     dedupe_key: intent.dedupeKey,
     advocate_id: intent.advocateId ?? null,
-    recipient: intent.to?.trim() ?? null,
+    recipient: intent.to === undefined ? null : checkedRecipient(intent.to),
     recipient_normalized: intent.to === undefined ? null : normalizeEmail(intent.to),
     data: intent.data ?? {},
   }));

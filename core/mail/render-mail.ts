@@ -40,45 +40,64 @@ export interface RenderedMail {
   html: string;
 }
 
-const fill = (text: string, values: Record<string, string>, escape: (value: string) => string) =>
-  text.replace(PLACEHOLDER, (_, name: string) => escape(values[name] ?? ''));
+const fill = (text: string, values: Record<string, string>) => text.replace(PLACEHOLDER, (_, name: string) => values[name] ?? '');
 
 export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
 }
 
+/**
+ * The placeholders whose values are addresses the program built (the share link from the brand's
+ * checked https store address): the only links in an email. A merchant's text and every other
+ * value (a first name that is a URL) are words, so nobody but the program puts a link in its mail.
+ */
+const LINK_PLACEHOLDERS: readonly string[] = ['share_link', 'store_url'];
+
+const isWebAddress = (value: string) => URL.canParse(value) && ['https:', 'http:'].includes(new URL(value).protocol);
+const linkTo = (url: string) => `<a href="${escapeHtml(url)}" style="color:#1d4ed8">${escapeHtml(url)}</a>`;
+
+/** A template's text as HTML: its own words and the values escaped, a link placeholder's address a link. */
+const fillHtml = (text: string, values: Record<string, string>) =>
+  // split on a pattern with one group: the text between placeholders at even places, their names at odd ones
+  text
+    .split(PLACEHOLDER)
+    .map((part, index) => {
+      if (index % 2 === 0) return escapeHtml(part);
+      const value = values[part] ?? '';
+      return LINK_PLACEHOLDERS.includes(part) && isWebAddress(value) ? linkTo(value) : escapeHtml(value);
+    })
+    .join('');
+
 const paragraphsOf = (body: string) => body.replace(/\r\n?/g, '\n').split(/\n[ \t]*\n/).map((paragraph) => paragraph.trim());
 const SHARE_LINK_ONLY = /^\{\{\s*share_link\s*\}\}$/;
-/** Links in escaped text (an address's `&` is already `&amp;`, right inside href too). */
-const linkify = (escaped: string) => escaped.replace(/https?:\/\/[^\s<>"']+[^\s<>"'.,;:!?)]/g, (url) => `<a href="${url}" style="color:#1d4ed8">${url}</a>`);
 
 /** One paragraph of the HTML part: a paragraph that is only the share link becomes a button. */
 function htmlParagraph(paragraph: string, values: Record<string, string>, button: string): string {
   if (SHARE_LINK_ONLY.test(paragraph)) {
-    const link = escapeHtml(values.share_link ?? '');
-    if (!link) return '';
+    const link = values.share_link ?? '';
+    if (!isWebAddress(link)) return '';
     return (
-      `<p style="margin:24px 0"><a href="${link}" style="display:inline-block;background:#111827;color:#ffffff;text-decoration:none;` +
+      `<p style="margin:24px 0"><a href="${escapeHtml(link)}" style="display:inline-block;background:#111827;color:#ffffff;text-decoration:none;` +
       `padding:12px 20px;border-radius:6px;font-weight:600">${escapeHtml(button)}</a></p>` +
-      `<p style="margin:0 0 16px;font-size:13px;color:#6b7280;word-break:break-all">${linkify(link)}</p>`
+      `<p style="margin:0 0 16px;font-size:13px;color:#6b7280;word-break:break-all">${linkTo(link)}</p>`
     );
   }
-  const filled = fill(paragraph, values, escapeHtml).trim();
-  return filled ? `<p style="margin:0 0 16px">${linkify(filled).replace(/\n/g, '<br>')}</p>` : '';
+  const filled = fillHtml(paragraph, values).trim();
+  return filled ? `<p style="margin:0 0 16px">${filled.replace(/\n/g, '<br>')}</p>` : '';
 }
 
 /**
  * A program email's subject, plain-text and HTML parts: the template's words with the values put
- * in (HTML-escaped in the HTML part: an advocate named `<script>` is text), a footer naming the
- * program and the unsubscribe link.
+ * in (all of it text in the HTML part: a merchant's `<script>` and an advocate named `<script>`
+ * are shown, not run), a footer naming the program and the unsubscribe link.
  */
 export function renderMail(input: RenderInput): RenderedMail {
   const { text, values } = input;
   const phrases = mailPhrases(input.language);
-  const subject = fill(text.subject, values, (value) => value).replace(/\s+/g, ' ').trim();
+  const subject = fill(text.subject, values).replace(/\s+/g, ' ').trim();
   const footer = phrases.footer.replace('{brand}', input.brandName);
   const paragraphs = paragraphsOf(text.body);
-  const plain = paragraphs.map((paragraph) => fill(paragraph, values, (value) => value).trim()).filter(Boolean);
+  const plain = paragraphs.map((paragraph) => fill(paragraph, values).trim()).filter(Boolean);
   const button = input.template === 'friend_offer' ? phrases.offerButton : phrases.shareButton;
   const html = paragraphs.map((paragraph) => htmlParagraph(paragraph, values, button)).filter(Boolean);
   return {

@@ -9,13 +9,14 @@ import { mailRetryDelaySeconds } from '../../core/mail/mail-retry';
 import { type AccountMail, isAccountMail } from '../../core/accounts/account-mail';
 import { accountMailContent } from '../../core/accounts/account-mail-content';
 import { decryptSecret } from '../../core/brands/key-encryption';
+import { isMailbox } from '../../core/mail/mailbox';
 import { advocatesOf, messageContent } from '../../core/mail/message-content';
 import { queueReengagement } from '../../core/mail/reengagement';
 import { suppressedAmong } from '../../core/mail/suppressions';
 import { customTexts } from '../../core/mail/template-texts';
 import { unsubscribeToken } from '../../core/mail/unsubscribe-token';
 import type { MailSettings } from './mail-settings';
-import type { MailTransport } from './mail-transport';
+import type { Mailbox, MailTransport } from './mail-transport';
 
 export interface MailDeps {
   db: Knex;
@@ -54,9 +55,20 @@ export function outcomeOfError(error: unknown, attempts: number, retryScale: num
 
 const key = (brandId: string, id: string | number) => `${brandId}:${id}`;
 
+/**
+ * The one address a stored recipient is, or null: a header break (`a@x\r\nBcc: b@x`), a list or a
+ * group is checked where an address is taken, and never handed to nodemailer if one got stored.
+ */
+const mailboxOf = (recipient: string): Mailbox | null => (isMailbox(recipient) ? { name: '', address: recipient.trim() } : null);
+
+/** Failed at once, not retried: no attempt would make it one address. */
+const NOT_ONE_ADDRESS: MailOutcome = { kind: 'failed', error: 'not sent: the recipient is not one email address', bounced: false };
+
 /** One taken message, rendered in the brand's words and handed to the transport: how it went. */
 async function attempt(deps: MailDeps, message: DueMessage, context: PassContext): Promise<MailOutcome> {
-  if (isAccountMail(message.template)) return attemptAccountMail(deps, message, message.template, context);
+  const to = mailboxOf(message.recipient);
+  if (!to) return NOT_ONE_ADDRESS;
+  if (isAccountMail(message.template)) return attemptAccountMail(deps, message, to, message.template, context);
   const brand = context.brands.get(message.brand_id)!;
   if (context.suppressed.has(key(message.brand_id, message.recipient_normalized))) return { kind: 'suppressed' };
   const advocateId = message.advocate_id ?? message.data.advocate_id;
@@ -66,7 +78,7 @@ async function attempt(deps: MailDeps, message: DueMessage, context: PassContext
     const content = messageContent(brand, { template: message.template, data: message.data }, context.texts.get(key(message.brand_id, message.template)), advocate, unsubscribe);
     await deps.transport.send({
       from: { name: brand.sender_name ?? brand.name, address: senderAddress(deps) },
-      to: message.recipient,
+      to,
       subject: content.subject,
       text: content.text,
       html: content.html,
@@ -83,7 +95,7 @@ async function attempt(deps: MailDeps, message: DueMessage, context: PassContext
 }
 
 /** A merchant's sign-in link or invitation: the link unsealed, no unsubscribe (no program switch or suppression stops it). */
-async function attemptAccountMail(deps: MailDeps, message: DueMessage, template: AccountMail, context: PassContext): Promise<MailOutcome> {
+async function attemptAccountMail(deps: MailDeps, message: DueMessage, to: Mailbox, template: AccountMail, context: PassContext): Promise<MailOutcome> {
   const brand = context.brands.get(message.brand_id)!;
   try {
     const content = accountMailContent(template, {
@@ -95,7 +107,7 @@ async function attemptAccountMail(deps: MailDeps, message: DueMessage, template:
     });
     await deps.transport.send({
       from: { name: `${brand.name} referrals`, address: senderAddress(deps) },
-      to: message.recipient,
+      to,
       subject: content.subject,
       text: content.text,
       html: content.html,

@@ -4,10 +4,16 @@ import nodemailer, { type SendMailOptions } from 'nodemailer';
 import type { Logger } from 'pino';
 import type { MailSettings } from './mail-settings';
 
+/** One recipient as nodemailer's address object: nodemailer reads no more recipients out of it, as it would out of a string. */
+export interface Mailbox {
+  name: string;
+  address: string;
+}
+
 /** Where the worker hands messages: an SMTP server, or (no SMTP_URL) .eml files a developer can open. */
 export interface MailTransport {
   /** Resolves once the message is handed over; rejects with nodemailer's error (its `responseCode` tells 4xx from 5xx). */
-  send(message: SendMailOptions & { fileName: string }): Promise<void>;
+  send(message: Omit<SendMailOptions, 'to' | 'cc' | 'bcc'> & { to: Mailbox; fileName: string }): Promise<void>;
   close(): void;
   /** Whether the SMTP server answers now (connects, greets, authenticates); files: always. */
   verify(): Promise<boolean>;
@@ -46,7 +52,7 @@ function fileTransport(folder: string, logger: Logger | undefined): MailTranspor
       await fs.mkdir(folder, { recursive: true });
       const file = path.join(folder, fileName);
       await fs.writeFile(file, info.message as Buffer);
-      logger?.info({ to: message.to, subject: message.subject, file }, 'mail written to a file (SMTP_URL is not set)');
+      logger?.info({ to: message.to.address, subject: message.subject, file }, 'mail written to a file (SMTP_URL is not set)');
     },
     close: () => undefined,
     verify: async () => true,

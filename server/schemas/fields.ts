@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { currencyCode } from '../../core/currency';
-import { isMailbox } from '../../core/mail/mailbox';
+import { isMailbox, MAILBOX_RULE } from '../../core/mail/mailbox';
 import { hasAtMostDecimals, PERCENT_DECIMALS, parseExchangeRate } from '../../core/money';
 
 /** Field shapes shared by every request schema, with the limits of DECISIONS.md and docs/api/rest.md (*Limits*). */
@@ -70,7 +70,7 @@ export const discountValue = () =>
 export const email = () => identifier().regex(/^[^\s@]+@[^\s@]+$/, { error: 'must be an email address' });
 
 /** An address the program may write to (a referred friend's): deliverable as written, or refused before anything is queued. */
-export const mailbox = () => identifier().refine(isMailbox, { error: 'must be an address that can receive mail, like friend@example.com' });
+export const mailbox = () => identifier().refine(isMailbox, { error: MAILBOX_RULE });
 
 /** An id callers may send as an integer: kept as its digits. */
 const integerId = () =>

@@ -5,6 +5,10 @@ import type { ParsedMail } from 'mailparser';
 import { enrollAdvocate } from '../../core/advocates/enroll-advocate';
 import { updateBrand } from '../../core/brands/brand';
 import { redactCustomer } from '../../core/customers/redact-customer';
+import { enqueueAccountMail } from '../../core/accounts/account-mail';
+import { Invalid } from '../../core/errors';
+import { enqueueMail } from '../../core/mail/enqueue-mail';
+import { friendOfferMail } from '../../core/mail/program-mail';
 import { queueReengagement } from '../../core/mail/reengagement';
 import { runCli } from '../../server/cli/run-cli';
 import pino from 'pino';
@@ -139,6 +143,23 @@ describe('program emails through a real SMTP server', () => {
     expect(mail!.html).toContain('Tom &amp; &lt;Jerry&gt;');
     expect(mail!.text).toContain('Hi <script>alert(1)</script>,');
     expect(mail!.html).toMatch(/href="https:\/\/shop\.example\/\?ref=SCRIPTAL\w+"/);
+  });
+
+  it('sends a stored recipient only as one address: a header break, a list or a group is failed unsent, with no Bcc (issue 39, 11)', async () => {
+    const brand = await givenBrand(t.db);
+    const hostile = ['one@rcpt.example\r\nBcc: bcc@rcpt.example', 'two@rcpt.example, list@rcpt.example', 'team: three@rcpt.example, group@rcpt.example;'];
+    // No route takes such an address (they are checked where taken): written straight into the outbox, beside one that is fine.
+    await t.db('mail_messages').insert([...hostile, 'fine@rcpt.example'].map((recipient, index) => ({
+      brand_id: brand.brandId, template: 'advocate_welcome', dedupe_key: `recipient:${index}`, recipient, recipient_normalized: recipient.toLowerCase(), data: {},
+    })));
+    await sendDue(brand.brandId);
+    const ours = smtp.received.filter((mail) => mail.messageId?.includes(brand.brandId));
+    expect(ours.map((mail) => smtp.envelopeTo.get(mail))).toEqual([['fine@rcpt.example']]);
+    expect([...smtp.envelopeTo.values()].flat().filter((address) => address.endsWith('@rcpt.example'))).toEqual(['fine@rcpt.example']);
+    const rows = await messagesOf(brand.brandId);
+    const notOne = ['failed', 1, 'not sent: the recipient is not one email address'];
+    expect(rows.map((row) => [row.status, row.attempts, row.last_error])).toEqual([notOne, notOne, notOne, ['sent', 1, null]]);
+    expect(await deliverDueMail(deps, brand.brandId)).toBe(0); // not retried
   });
 
   it('keeps everything through an SMTP outage and sends each message once, in order per recipient, when the server is back', async () => {
@@ -307,6 +328,18 @@ describe('what causes each program email', () => {
     expect(await messagesOf(brand.brandId)).toHaveLength(0);
   });
 
+  it('refuses to queue a recipient that is not one address, naming email and writing nothing: enqueueMail and enqueueAccountMail given \'a@x\\r\\nBcc: b@x\', a list or a group (issue 39, 11)', async () => {
+    const brand = await givenBrand(t.db);
+    const advocate = await givenAdvocate(t.db, brand.brandId, { email: 'queued@rcpt.example' });
+    for (const to of ['friend@rcpt.example\r\nBcc: bcc@rcpt.example', 'a@rcpt.example, b@rcpt.example', 'team: c@rcpt.example, d@rcpt.example;']) {
+      const friend = t.db.transaction((trx) => enqueueMail(trx, [friendOfferMail(brand.brandId, { email: to, emailNormalized: to.toLowerCase() }, { advocateId: advocate.advocateId, code: advocate.code })]));
+      await expect(friend).rejects.toThrow(new Invalid('email must be an address that can receive mail, like friend@example.com'));
+      const signIn = t.db.transaction((trx) => enqueueAccountMail(trx, { brandId: brand.brandId, template: 'merchant_sign_in', to, dedupeKey: `sign-in:${to}`, link: 'https://referrals.example/x', secret: TEST_SECRET }));
+      await expect(signIn).rejects.toThrow(Invalid);
+    }
+    expect(await messagesOf(brand.brandId)).toHaveLength(0);
+  });
+
   it('sends reward_approved at once when the brand holds nothing, and after a hold when the merchant approves it', async () => {
     const brand = await givenBrand(t.db, { reward_hold_days: 0, reward_value: 7 });
     const advocate = await givenAdvocate(t.db, brand.brandId, { email: 'fay@approved.example' });
@@ -428,6 +461,33 @@ describe('templates, previews and the list of emails', () => {
     const reset = await t.http.delete('/api/v1/email-templates/reward_earned').set(brand.headers);
     expect(reset.body.data).toMatchObject({ custom: false, subject: 'You earned {{amount}} from a referral' });
     expect((await t.http.put('/api/v1/email-templates/nope').set(brand.headers).send({ subject: 'x', body: 'y' })).status).toBe(404);
+  });
+
+  it('sends a saved template as text: <script>, <img>, a form and <a href> in its body are words, not markup, and a URL as first name is no link (issue 39, 3 and 4)', async () => {
+    const brand = await givenBrand(t.db, { store_url: 'https://shop.example' });
+    const body = [
+      'Hi {{first_name}} <script>alert(1)</script>',
+      '<img src="https://tracker.example/p.gif" onerror="alert(2)">',
+      '<form action="https://phish.example/login"><input name="password"></form>',
+      '<a href="https://phish.example/win">Claim your prize</a> or visit https://typed.example/sale',
+      '{{share_link}}',
+    ].join('\n\n');
+    expect((await t.http.put('/api/v1/email-templates/advocate_welcome').set(brand.headers).send({ subject: 'Welcome {{first_name}}', body })).status).toBe(200);
+    const created = await t.http.post('/api/v1/advocates').set(brand.headers).send({ email: 'markup@template.example', first_name: 'https://evil.example/win', code: 'MARKUP1' });
+    expect(created.status).toBe(201);
+    await sendDue(brand.brandId);
+    const [mail] = receivedBy('markup@template.example');
+    const share = 'https://shop.example/?ref=MARKUP1';
+    const links = (html: string) => [...html.matchAll(/href="([^"]*)"/g)].map(([, href]) => href!.replace(/&amp;/g, '&'));
+    const elements = (html: string) => new Set([...html.matchAll(/<([a-z][a-z0-9-]*)/gi)].map(([, name]) => name!.toLowerCase()));
+    for (const html of [mail!.html as string, (await cli('mail', 'preview', '--brand', brand.brandId, '--template', 'advocate_welcome', '--part', 'html')).stdout]) {
+      expect([...elements(html)].filter((name) => !['html', 'head', 'meta', 'title', 'body', 'table', 'tr', 'td', 'p', 'a', 'br'].includes(name))).toEqual([]);
+      expect(links(html).filter((href) => !href.startsWith('https://referrals.example/mail/unsubscribe/'))).toEqual([expect.stringMatching(/^https:\/\/shop\.example\/\?ref=/), expect.stringMatching(/^https:\/\/shop\.example\/\?ref=/)]);
+      expect(html).toContain('&lt;a href=&quot;https://phish.example/win&quot;&gt;Claim your prize&lt;/a&gt; or visit https://typed.example/sale');
+    }
+    expect(links(mail!.html as string)).toContain(share);
+    expect(mail!.html).toContain('Hi https://evil.example/win &lt;script&gt;');
+    expect(mail!.subject).toBe('Welcome https://evil.example/win');
   });
 
   it('switches an email off and on over the API (PATCH), and changes its subject alone', async () => {

@@ -8,6 +8,8 @@ export interface SmtpReceiver {
   /** smtp://127.0.0.1:<port> */
   url: string;
   received: ParsedMail[];
+  /** Each received message's RCPT TO addresses: who the server was asked to deliver it to (a Bcc included). */
+  envelopeTo: Map<ParsedMail, string[]>;
   /** Refuses RCPT TO for these addresses with the given reply (550: a bounce; 450: try later). */
   refuse: Map<string, number>;
   /** How long it takes to answer the data of a message to these addresses (a slow server). */
@@ -26,6 +28,7 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
     port,
     url: `smtp://127.0.0.1:${port}`,
     received: [],
+    envelopeTo: new Map(),
     refuse: new Map(),
     slowFor: new Map(),
     async start() {
@@ -45,6 +48,7 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
           simpleParser(stream).then(
             (mail) => {
               receiver.received.push(mail);
+              receiver.envelopeTo.set(mail, session.envelope.rcptTo.map((to) => to.address));
               setTimeout(callback, delayMs);
             },
             (error: Error) => callback(error),
