@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import type { ApiKeyKind } from '../core/brands/api-keys';
 import type { Brand } from '../core/brands/brand';
 import type { Config } from './config';
 import type { DashboardViewer } from './dashboard/dashboard-session';
@@ -22,6 +23,8 @@ export interface AppState {
   brand?: Brand;
   /** The API key that authenticated the request (X-API-Key): who made a reward transition. */
   apiKeyId?: string;
+  /** Its kind: a publishable key's request may come from anyone (a storefront page). */
+  apiKeyKind?: ApiKeyKind;
   /** Set by the routes a storefront page may call (acceptPublishableKey): a `pk_` key is accepted there. */
   acceptsPublishableKey?: boolean;
   /** The dashboard's signed-in viewer (session cookie or a platform's embedded session). */

@@ -133,9 +133,9 @@ function programPaths() {
     },
     '/api/v1/advocates/join': {
       ...post(
-        'A shopper joins from the store, with the publishable key (pk_…, from the brand\'s allowed_origins; CORS) or the secret key: 201 with first_name, referral_code and share_link, the welcome email queued; 200 with the same for an address that already joined (never their figures); 409 for a deactivated advocate; 20 an hour per IP (RATE_LIMIT_JOIN)',
+        'A shopper joins from the store. With the publishable key (pk_…, from the brand\'s allowed_origins; CORS; 20 an hour per IP, RATE_LIMIT_JOIN): 202 {status: "check_your_email"} for any address, new, an advocate\'s or a deactivated one; the code goes to the address (the welcome email, or advocate_link_again at most once a day; nothing for a deactivated advocate), and a name with a web or email address or a line break is a 400. With the secret key (the store\'s backend): 201 with first_name, referral_code and share_link, the welcome email queued; 200 with the same for an address that already joined (never their figures); 409 for a deactivated advocate',
         body(joinAdvocateSchema),
-        { '201': envelope, '200': envelope },
+        { '202': envelope, '201': envelope, '200': envelope },
       ),
     },
     '/api/v1/advocates/by-email': {

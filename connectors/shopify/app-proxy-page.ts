@@ -72,15 +72,13 @@ ${link}
 }
 
 /**
- * An address that was already an advocate before this customer joined here: the same answer as
- * the public join (its code and link), never its figures, since the address came from the browser.
+ * An address that was already an advocate when this customer joined with it: the address came
+ * from the browser, so nothing of its advocate is shown (their code, name or figures); what is
+ * theirs goes to the address by email. The same words whether that advocate is active or not.
  */
-export function alreadyJoinedPage(referralCode: string, shareLink: string | null): string {
-  const link = shareLink ? `<p>Your link: <a href="${inert(shareLink)}">${inert(shareLink)}</a></p>` : '';
-  return page(`<p id="referrals-already-joined">This email address has already joined the referral program.</p>
-<p>Your code: <strong id="referrals-code">${inert(referralCode)}</strong></p>
-${link}
-<p>Your referral figures are in the emails we send you.</p>`);
+export function checkEmailPage(email: string): string {
+  return page(`<p id="referrals-check-email">This email address has already joined the referral program.</p>
+<p>If its referral account is active, we have emailed its code and link to ${inert(email)} (at most once a day).</p>`);
 }
 
 /** A customer whose advocate was deactivated by the store. */

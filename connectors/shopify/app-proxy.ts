@@ -2,14 +2,13 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { InvalidHmacError } from '@shopify/shopify-api';
 import { z } from 'zod';
 import { getAdvocate } from '../../core/advocates/advocates';
-import { joinAdvocate } from '../../core/advocates/join-advocate';
-import { normalizeEmail } from '../../core/advocates/normalize';
+import { joinByEmail } from '../../core/advocates/join-advocate';
 import { shareLink } from '../../core/advocates/share-link';
 import { type Brand, findBrand } from '../../core/brands/brand';
 import { lockKey } from '../../core/db/advisory-lock';
 import { inTransaction } from '../../core/db/transaction';
-import { type Ctx, HttpError } from '../../server/http';
-import { advocatePage, alreadyJoinedPage, inactivePage, joinPage, signInPage } from './app-proxy-page';
+import { type Ctx, HttpError, mailbox, typedName } from '../../server/http';
+import { advocatePage, checkEmailPage, inactivePage, joinPage, signInPage } from './app-proxy-page';
 import { type ShopifyAppConfig, normalizeShopDomain } from './shopify-config';
 import { findShopLink } from './shop-links';
 import { publicShopifyApp } from './shopify-library';
@@ -107,8 +106,8 @@ function formTokenValid(secret: string, shop: string, customerId: string, token:
 
 /** What the join form posts (the email and first name come from the theme's Liquid for the signed-in customer). */
 const proxyJoinSchema = z.object({
-  email: z.email({ error: 'must be an email address' }).max(254),
-  first_name: z.string().trim().min(1, { error: 'is required' }).max(100, { error: 'must be at most 100 characters' }),
+  email: mailbox(),
+  first_name: typedName('first_name'),
   consent: z.literal('yes', { error: 'must be ticked: the customer agrees to join the referral program and get its emails' }),
 });
 
@@ -116,7 +115,8 @@ const proxyJoinSchema = z.object({
 function describeFormError(error: z.ZodError): string {
   const issue = error.issues[0];
   const field = issue?.path.map(String).join('.') || 'form';
-  return `${field} ${issue?.message ?? 'is invalid'}`;
+  const message = issue?.message ?? 'is invalid';
+  return message.startsWith(field) ? message : `${field} ${message}`;
 }
 
 async function customerPage(ctx: Ctx, request: ProxyRequest, customer: StorefrontCustomer, secret: string): Promise<string> {
@@ -149,10 +149,11 @@ export async function showProxyPage(ctx: Ctx, app: ShopifyAppConfig | null): Pro
 
 /**
  * POST /shopify/proxy/join (the store's /apps/referrals/join, signed again by Shopify): the
- * signed-in customer joins. The advocate, their welcome email and the customer's mapping are
- * written in one transaction; the answer is their page. Only an advocate this join created is
- * mapped to the customer: an address that had already joined gets its code and link, never its
- * figures (the address came from the browser; the app cannot read the customer's own).
+ * signed-in customer joins. The address came from the browser (the app cannot read the customer's
+ * own), so it is joined as a storefront page's is (core joinByEmail): a new address becomes their
+ * advocate, with the welcome email, mapped to the customer in the same transaction, and the answer
+ * is their page; an address that had already joined is never mapped nor shown (its code goes to it
+ * by email), whether its advocate is active or not.
  */
 export async function joinFromProxy(ctx: Ctx, app: ShopifyAppConfig | null): Promise<void> {
   const request = await verifyProxyRequest(ctx, app);
@@ -167,18 +168,14 @@ export async function joinFromProxy(ctx: Ctx, app: ShopifyAppConfig | null): Pro
   if (!parsed.success) {
     return answerLiquid(ctx, joinPage(request.proxyPath, formToken(secret, request.shop, customer.customer_id), describeFormError(parsed.error)), 400);
   }
-  const db = ctx.app.context.deps.db;
-  const outcome = await inTransaction(db, async (trx) => {
+  const { email, first_name } = parsed.data;
+  const mapped = await inTransaction(ctx.app.context.deps.db, async (trx) => {
     await lockKey(trx, `shopify-proxy-customer:${request.brand.brand_id}:${request.shop}:${customer.customer_id}`);
-    if ((await mappedAdvocateId(trx, customer)) !== null) return { mapped: true as const };
-    const joined = await joinAdvocate(trx, request.brand, { email: parsed.data.email, first_name: parsed.data.first_name });
-    if (!joined.joined) return { mapped: false as const, joined };
-    const advocate: { advocate_id: string } = await trx('advocates')
-      .where({ brand_id: request.brand.brand_id, email_normalized: normalizeEmail(parsed.data.email) })
-      .first('advocate_id');
-    await mapCustomer(trx, customer, Number(advocate.advocate_id));
-    return { mapped: true as const };
+    if ((await mappedAdvocateId(trx, customer)) !== null) return true;
+    const { created } = await joinByEmail(trx, request.brand, { email, first_name });
+    if (created) await mapCustomer(trx, customer, created.advocate_id);
+    return created !== null;
   });
-  if (!outcome.mapped) return answerLiquid(ctx, alreadyJoinedPage(outcome.joined.referral_code, outcome.joined.share_link));
+  if (!mapped) return answerLiquid(ctx, checkEmailPage(email));
   answerLiquid(ctx, await customerPage(ctx, request, customer, secret));
 }

@@ -78,6 +78,8 @@ export const brandSettingsSchema = z.object({
   store_url: storeUrl.nullable(),
   /** Each program email on or off; re-engagement is off by default. */
   email_advocate_welcome: z.boolean(),
+  /** A storefront join of an address that already joined: its code and link again, at most once a day. */
+  email_advocate_link_again: z.boolean(),
   email_reward_earned: z.boolean(),
   email_reward_approved: z.boolean(),
   email_reward_paid: z.boolean(),
@@ -137,6 +139,7 @@ interface BrandRow {
   sender_name: string | null;
   store_url: string | null;
   email_advocate_welcome: boolean;
+  email_advocate_link_again: boolean;
   email_reward_earned: boolean;
   email_reward_approved: boolean;
   email_reward_paid: boolean;
@@ -180,6 +183,7 @@ function toBrand(row: BrandRow): Brand {
     sender_name: row.sender_name,
     store_url: row.store_url,
     email_advocate_welcome: row.email_advocate_welcome,
+    email_advocate_link_again: row.email_advocate_link_again,
     email_reward_earned: row.email_reward_earned,
     email_reward_approved: row.email_reward_approved,
     email_reward_paid: row.email_reward_paid,

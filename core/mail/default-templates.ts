@@ -52,6 +52,13 @@ const en: Catalogue = {
         'Hi {{first_name}},\n\nThanks for joining the {{brand_name}} referral program. Share your link with friends: they get {{friend_offer}}, ' +
         'and you earn {{advocate_reward}} when they place an order.\n\n{{share_link}}\n\nYour referral code: {{referral_code}}',
     },
+    advocate_link_again: {
+      subject: 'Your {{brand_name}} referral link',
+      body:
+        'Hi {{first_name}},\n\nSomeone asked to join the {{brand_name}} referral program with this address, which is already in it. Here is your link again: ' +
+        'friends get {{friend_offer}}, and you earn {{advocate_reward}} when they place an order.\n\n{{share_link}}\n\nYour referral code: {{referral_code}}\n\n' +
+        'If this was not you, there is nothing to do.',
+    },
     reward_earned: {
       subject: 'You earned {{amount}} from a referral',
       body:
@@ -104,6 +111,13 @@ const fr: Catalogue = {
       body:
         'Bonjour {{first_name}},\n\nMerci de rejoindre le programme de parrainage {{brand_name}}. Partagez votre lien : vos amis obtiennent ' +
         '{{friend_offer}}, et vous gagnez {{advocate_reward}} pour chaque commande.\n\n{{share_link}}\n\nVotre code de parrainage : {{referral_code}}',
+    },
+    advocate_link_again: {
+      subject: 'Votre lien de parrainage {{brand_name}}',
+      body:
+        'Bonjour {{first_name}},\n\nQuelqu’un a demandé à rejoindre le programme de parrainage {{brand_name}} avec cette adresse, qui en fait déjà partie. ' +
+        'Voici de nouveau votre lien : vos amis obtiennent {{friend_offer}}, et vous gagnez {{advocate_reward}} pour chaque commande.\n\n{{share_link}}\n\n' +
+        'Votre code de parrainage : {{referral_code}}\n\nSi ce n’était pas vous, vous n’avez rien à faire.',
     },
     reward_earned: {
       subject: 'Vous avez gagné {{amount}} grâce à un parrainage',
@@ -158,6 +172,13 @@ const de: Catalogue = {
         'Hallo {{first_name}},\n\ndanke, dass Sie beim Empfehlungsprogramm von {{brand_name}} mitmachen. Teilen Sie Ihren Link: Ihre Freunde erhalten ' +
         '{{friend_offer}}, und Sie verdienen {{advocate_reward}} für jede Bestellung.\n\n{{share_link}}\n\nIhr Empfehlungscode: {{referral_code}}',
     },
+    advocate_link_again: {
+      subject: 'Ihr Empfehlungslink für {{brand_name}}',
+      body:
+        'Hallo {{first_name}},\n\njemand wollte sich mit dieser Adresse beim Empfehlungsprogramm von {{brand_name}} anmelden, die dort schon dabei ist. ' +
+        'Hier ist noch einmal Ihr Link: Ihre Freunde erhalten {{friend_offer}}, und Sie verdienen {{advocate_reward}} für jede Bestellung.\n\n{{share_link}}\n\n' +
+        'Ihr Empfehlungscode: {{referral_code}}\n\nWaren Sie das nicht, müssen Sie nichts tun.',
+    },
     reward_earned: {
       subject: 'Sie haben {{amount}} durch eine Empfehlung verdient',
       body:
@@ -210,6 +231,13 @@ const es: Catalogue = {
       body:
         'Hola {{first_name}}:\n\nGracias por unirte al programa de referidos de {{brand_name}}. Comparte tu enlace: tus amigos obtienen ' +
         '{{friend_offer}} y tú ganas {{advocate_reward}} por cada pedido.\n\n{{share_link}}\n\nTu código de referido: {{referral_code}}',
+    },
+    advocate_link_again: {
+      subject: 'Tu enlace de referidos de {{brand_name}}',
+      body:
+        'Hola {{first_name}}:\n\nAlguien pidió unirse al programa de referidos de {{brand_name}} con esta dirección, que ya forma parte de él. ' +
+        'Aquí tienes de nuevo tu enlace: tus amigos obtienen {{friend_offer}} y tú ganas {{advocate_reward}} por cada pedido.\n\n{{share_link}}\n\n' +
+        'Tu código de referido: {{referral_code}}\n\nSi no fuiste tú, no tienes que hacer nada.',
     },
     reward_earned: {
       subject: 'Has ganado {{amount}} con una recomendación',

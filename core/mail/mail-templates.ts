@@ -1,12 +1,13 @@
 import type { Brand } from '../brands/brand';
 
 /** The program emails (docs/merchants/program-emails.md), each switched on or off per brand. */
-export const MAIL_TEMPLATES = ['advocate_welcome', 'reward_earned', 'reward_approved', 'reward_paid', 'friend_offer', 'reengagement'] as const;
+export const MAIL_TEMPLATES = ['advocate_welcome', 'advocate_link_again', 'reward_earned', 'reward_approved', 'reward_paid', 'friend_offer', 'reengagement'] as const;
 export type MailTemplate = (typeof MAIL_TEMPLATES)[number];
 
 /** The brand setting that switches each template on or off. */
 export const TEMPLATE_SWITCH = {
   advocate_welcome: 'email_advocate_welcome',
+  advocate_link_again: 'email_advocate_link_again',
   reward_earned: 'email_reward_earned',
   reward_approved: 'email_reward_approved',
   reward_paid: 'email_reward_paid',
@@ -24,6 +25,7 @@ const ADVOCATE = [...COMMON, 'first_name', 'referral_code', 'share_link'] as con
 /** The placeholders (`{{name}}`) each template's subject and body may use; any other is refused when saved. */
 export const PLACEHOLDERS: Record<MailTemplate, readonly string[]> = {
   advocate_welcome: [...ADVOCATE, 'friend_offer', 'advocate_reward'],
+  advocate_link_again: [...ADVOCATE, 'friend_offer', 'advocate_reward'],
   reward_earned: [...ADVOCATE, 'amount', 'held_until'],
   reward_approved: [...ADVOCATE, 'amount'],
   reward_paid: [...ADVOCATE, 'amount'],

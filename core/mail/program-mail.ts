@@ -12,6 +12,15 @@ export function welcomeMail(brandId: string, advocateId: number): MailIntent {
   return { brandId, template: 'advocate_welcome', dedupeKey: `advocate_welcome:${advocateId}`, advocateId };
 }
 
+/**
+ * advocate_link_again: their code and share link, for a storefront join of an address that had
+ * joined; the key names the UTC day, so joins however many in a day write one.
+ */
+export function linkAgainMail(brandId: string, advocateId: number, now = new Date()): MailIntent {
+  const day = Math.floor(now.getTime() / 86_400_000);
+  return { brandId, template: 'advocate_link_again', dedupeKey: `advocate_link_again:${advocateId}:${day}`, advocateId };
+}
+
 export interface EarnedReward {
   brandId: string;
   advocateId: number;

@@ -46,6 +46,7 @@ function programEmailFlags(flags: Parameters<Command['run']>[0]) {
     sender_name: senderName === 'none' ? null : senderName,
     store_url: storeUrl === 'none' ? null : parsedUrl?.data,
     email_advocate_welcome: yesNoFlag(flags, 'email-advocate-welcome'),
+    email_advocate_link_again: yesNoFlag(flags, 'email-advocate-link-again'),
     email_reward_earned: yesNoFlag(flags, 'email-reward-earned'),
     email_reward_approved: yesNoFlag(flags, 'email-reward-approved'),
     email_reward_paid: yesNoFlag(flags, 'email-reward-paid'),
@@ -176,7 +177,7 @@ export const coreCommands: Record<string, Command> = {
       '[--fraud-self-referral yes|no] [--fraud-velocity yes|no] [--fraud-disposable-email yes|no] ' +
       '[--fraud-max-per-advocate-hour N] [--fraud-max-per-ip-day N] [--fraud-ip-window-days N] ' +
       `[--language ${LANGUAGES.join('|')}] [--sender-name NAME|none] [--store-url https://…|none] ` +
-      '[--email-advocate-welcome yes|no] [--email-reward-earned yes|no] [--email-reward-approved yes|no] [--email-reward-paid yes|no] ' +
+      '[--email-advocate-welcome yes|no] [--email-advocate-link-again yes|no] [--email-reward-earned yes|no] [--email-reward-approved yes|no] [--email-reward-paid yes|no] ' +
       '[--email-friend-offer yes|no] [--email-reengagement yes|no] [--reengagement-days N] [--allowed-origins https://…,…|none] [--auto-enroll-customers yes|no] [--json]',
     (flags) => {
       const brandId = brandFlag(flags);

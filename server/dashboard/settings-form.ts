@@ -62,6 +62,7 @@ export const SETTING_SECTIONS: Array<{ title: string; fields: SettingField[] }> 
       { name: 'sender_name', label: 'Sender name', kind: 'optional-text', hint: "Empty: the brand's name." },
       { name: 'store_url', label: 'Store address', kind: 'optional-text', hint: 'https://… — share links point at it.' },
       { name: 'email_advocate_welcome', label: 'Welcome email', kind: 'boolean' },
+      { name: 'email_advocate_link_again', label: '"Your link again" email (a storefront join of an address that already joined)', kind: 'boolean' },
       { name: 'email_reward_earned', label: 'Reward earned email', kind: 'boolean' },
       { name: 'email_reward_approved', label: 'Reward approved email', kind: 'boolean' },
       { name: 'email_reward_paid', label: 'Reward paid email', kind: 'boolean' },

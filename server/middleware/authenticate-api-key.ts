@@ -32,6 +32,7 @@ export const authenticateApiKey: Middleware = async (ctx, next) => {
     if (publishable) assertAllowedOrigin(ctx, cached.brand);
     ctx.state.brand = cached.brand;
     ctx.state.apiKeyId = cached.keyId;
+    ctx.state.apiKeyKind = publishable ? 'publishable' : 'secret';
     return next();
   }
   const generation = cacheGeneration();
@@ -45,6 +46,7 @@ export const authenticateApiKey: Middleware = async (ctx, next) => {
   if (publishable) assertAllowedOrigin(ctx, brand);
   ctx.state.brand = brand;
   ctx.state.apiKeyId = owner.key_id;
+  ctx.state.apiKeyKind = publishable ? 'publishable' : 'secret';
   return next();
 };
 

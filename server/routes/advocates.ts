@@ -3,7 +3,7 @@ import { advocateView, listAdvocatePage } from '../../core/advocates/advocate-pa
 import { getAdvocate } from '../../core/advocates/advocates';
 import { addAdvocate, addAdvocateCode, changeAdvocateStatus, editAdvocate } from '../../core/program/merchant-changes';
 import type { AdvocateStatus } from '../../core/advocates/advocate-status';
-import { joinAdvocate } from '../../core/advocates/join-advocate';
+import { joinAdvocate, joinByEmail } from '../../core/advocates/join-advocate';
 import { inTransaction } from '../../core/db/transaction';
 import type { AppContext, AppState, Ctx, Middleware } from '../app-context';
 import { answer } from './answer';
@@ -12,7 +12,7 @@ import { parseJsonObject } from '../middleware/json-body';
 import { advocateByEmailWithFigures } from '../../core/advocates/advocate-figures';
 import { FEATURE_PLANS } from '../../core/brands/plan-features';
 import { requirePlan } from '../middleware/require-plan';
-import { addCodeSchema, advocateByEmailQuerySchema, createAdvocateSchema, joinAdvocateSchema, listAdvocatesQuerySchema, updateAdvocateSchema } from '../schemas/advocate-request';
+import { addCodeSchema, advocateByEmailQuerySchema, createAdvocateSchema, joinAdvocateSchema, listAdvocatesQuerySchema, publicJoinSchema, updateAdvocateSchema } from '../schemas/advocate-request';
 import { advocatePathSchema } from '../schemas/reward-request';
 
 const idOf = (ctx: Ctx) => advocatePathSchema.parse((ctx as Ctx & { params: Record<string, string> }).params).id;
@@ -74,14 +74,22 @@ function setStatus(status: AdvocateStatus): Middleware {
 }
 
 /**
- * POST /advocates/join: a shopper joins from the store, with the publishable key from the page or
- * the secret key from the store's backend: 201 with their code and share link (and the welcome
- * email queued), or 200 with the same for an address that already joined — never their figures.
+ * POST /advocates/join: a shopper joins from the store (docs/merchants/storefront.md#joining).
+ * With the publishable key anyone may send any address: 202 `check_your_email` whoever it
+ * belongs to, and the code goes to the address. With the secret key the store's backend joins its
+ * own customer: 201 with their code and share link, 200 with the same for an address that already
+ * joined (never their figures), 409 for a deactivated advocate.
  */
 export const joinRoute: Middleware = async (ctx) => {
-  const input = joinAdvocateSchema.parse(parseJsonObject(ctx.state.rawBody));
   const brand = ctx.state.brand!;
-  const joined = await inTransaction(ctx.app.context.deps.db, (trx) => joinAdvocate(trx, brand, input));
+  const db = ctx.app.context.deps.db;
+  if (ctx.state.apiKeyKind === 'publishable') {
+    const input = publicJoinSchema.parse(parseJsonObject(ctx.state.rawBody));
+    await inTransaction(db, (trx) => joinByEmail(trx, brand, input));
+    return answer(ctx, { status: 'check_your_email' }, 202);
+  }
+  const input = joinAdvocateSchema.parse(parseJsonObject(ctx.state.rawBody));
+  const joined = await inTransaction(db, (trx) => joinAdvocate(trx, brand, input));
   answer(ctx, joined, joined.joined ? 201 : 200);
 };
 

@@ -49,3 +49,15 @@ export const joinAdvocateSchema = z.object({
   last_name: name('last_name').optional(),
   consent: z.literal(true, { error: 'must be true: the shopper agreed to join the referral program and get its emails' }),
 });
+
+// A web address ("evil.example", "http://", "www."), an email address or a line break.
+const NOT_A_NAME = /[@/\\:<>\p{Cc}]|www\.|[\p{L}\p{N}]\.[\p{L}\p{N}]{2,}/iu;
+
+/**
+ * A name typed on a storefront page, which the welcome email greets an address nobody verified
+ * with: a name, not a link or an address the brand's email would carry to anyone (issue 39).
+ */
+export const typedName = (field: string) => name(field).refine((value) => !NOT_A_NAME.test(value), { error: `${field} must be a name, without a web or email address or a line break` });
+
+/** The join with the publishable key: the same, with names that are only names. */
+export const publicJoinSchema = joinAdvocateSchema.extend({ first_name: typedName('first_name'), last_name: typedName('last_name').optional() });

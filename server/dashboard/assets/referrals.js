@@ -3,7 +3,7 @@
 //   <script src="https://<service>/referrals.js" data-brand="<brand id>" data-key="pk_…" async></script>
 // It records the landing visit of a referral link with the brand's publishable key, keeps the
 // visitor id and the code in first-party cookies (as the service's store_code / clear_existing
-// say), puts them in the Shopify cart's attributes, and offers Referrals.join().
+// say), puts them in the Shopify cart's attributes, and offers Referrals.join() (the code goes out by email).
 (function () {
   'use strict';
   var script = document.currentScript;
@@ -82,7 +82,10 @@
     visit: visit,
     code: function () { return readCookie(CODE); },
     visitorId: function () { return readCookie(VISITOR); },
-    /** Joins the program: {email, first_name[, last_name]} → {joined, referral_code, share_link}. The caller asks for consent first. */
+    /**
+     * Joins the program: {email, first_name[, last_name]} → {status: 'check_your_email'}, the same for
+     * any address; the code and link go to the address by email. The caller asks for consent first.
+     */
     join: function (input) {
       return post('/api/v1/advocates/join', { email: input.email, first_name: input.first_name, last_name: input.last_name, consent: true });
     },
