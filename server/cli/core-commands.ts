@@ -108,7 +108,7 @@ async function decide(
   { db }: CliEnv,
 ): Promise<unknown> {
   const brand = await getBrand(db, brandId);
-  return inTransaction(db, (trx) => decideReview(trx, brand, reviewId, decision));
+  return inTransaction(db, (trx) => decideReview(trx, brand, reviewId, decision, CLI_OPERATOR.name));
 }
 
 /** `advocate deactivate` and `advocate reactivate`: the advocate as they are now. */
