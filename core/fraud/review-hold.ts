@@ -5,7 +5,7 @@ import { rewardSums } from '../ledger/reward-ledger';
 import { currencyExponent } from '../currency';
 import type { Minor } from '../money';
 import { lockRewardOfConversion } from '../rewards/reward-records';
-import { approveReward, voidReward } from '../rewards/reward-transitions';
+import { transitionReward } from '../rewards/reward-transitions';
 
 /**
  * How a review holds, releases and rejects a flagged conversion's reward, on the reward lifecycle
@@ -35,7 +35,7 @@ export function openReviews(db: Executor, source: string): Knex.Raw {
 export async function releaseHeldReward(trx: Knex.Transaction, brand: Brand, conversionId: number, actor: string, note: string | null): Promise<Minor> {
   const reward = await lockRewardOfConversion(trx, brand.brand_id, conversionId);
   if (!reward || reward.status !== 'in_review') return 0;
-  const approved = await approveReward(trx, brand, { reward_id: Number(reward.reward_id), actor, reason: note ?? 'fraud review approved' });
+  const { reward: approved } = await transitionReward(trx, brand, { reward_id: Number(reward.reward_id), actor, reason: note ?? 'fraud review approved' }, 'approve');
   return approved.status === 'approved' ? (await rewardSums(trx, brand.brand_id, approved.reward_id, currencyExponent(brand.currency))).approved : 0;
 }
 
@@ -43,5 +43,5 @@ export async function releaseHeldReward(trx: Knex.Transaction, brand: Brand, con
 export async function rejectHeldReward(trx: Knex.Transaction, brand: Brand, conversionId: number, actor: string, reason: string): Promise<void> {
   const reward = await lockRewardOfConversion(trx, brand.brand_id, conversionId);
   if (!reward || reward.status !== 'in_review') return;
-  await voidReward(trx, brand, { reward_id: Number(reward.reward_id), actor, reason: `fraud review rejected: ${reason}` });
+  await transitionReward(trx, brand, { reward_id: Number(reward.reward_id), actor, reason: `fraud review rejected: ${reason}` }, 'void');
 }

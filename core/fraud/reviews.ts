@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { recordAudit } from '../audit/audit-log';
 import type { Brand } from '../brands/brand';
 import type { Executor } from '../db/transaction';
 import { Conflict, NotFound } from '../errors';
@@ -172,9 +173,10 @@ export interface DecidedReview {
 /**
  * Approves (the reward leaves review: pending until the brand's hold ends, or approved) or rejects
  * (the reward is voided) an open review, once: a
- * review already decided → Conflict; another brand's or an unknown one → NotFound.
+ * review already decided → Conflict; another brand's or an unknown one → NotFound. The audit log
+ * records the decision (its reward's move with it) as `actor`'s; `decided_by` is the review's own record.
  */
-export async function decideReview(trx: Knex.Transaction, brand: Brand, reviewId: number, decision: ReviewDecision): Promise<DecidedReview> {
+export async function decideReview(trx: Knex.Transaction, brand: Brand, reviewId: number, decision: ReviewDecision, actor: string): Promise<DecidedReview> {
   const [decided]: Array<{ conversion_id: string }> = await trx('referral_reviews')
     .where({ brand_id: brand.brand_id, review_id: reviewId, status: 'open' })
     .update({ status: decision.decision, decided_by: decision.decided_by, decided_at: trx.fn.now(), note: decision.note })
@@ -189,5 +191,13 @@ export async function decideReview(trx: Knex.Transaction, brand: Brand, reviewId
   if (decision.decision === 'approved') credited = await releaseHeldReward(trx, brand, conversionId, decision.decided_by, decision.note);
   else await rejectHeldReward(trx, brand, conversionId, decision.decided_by, decision.note ?? 'rejected');
   const row: ReviewRow = await reviewRows(trx, brand.brand_id).andWhere('r.review_id', reviewId).first();
+  await recordAudit(trx, {
+    brandId: brand.brand_id,
+    actor,
+    action: decision.decision === 'approved' ? 'review.approve' : 'review.reject',
+    subject: `review:${reviewId}`,
+    before: { status: 'open' },
+    after: { status: decision.decision, decided_by: decision.decided_by, note: decision.note },
+  });
   return { review: toReviewView(row), reward_credited: amountFromMinor(credited, currencyExponent(brand.currency)) };
 }

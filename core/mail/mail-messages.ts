@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { recordAudit } from '../audit/audit-log';
 import { lockKey } from '../db/advisory-lock';
 import type { Executor } from '../db/transaction';
 import { Invalid, NotFound } from '../errors';
@@ -81,15 +82,19 @@ export async function listMailMessages(db: Executor, brandId: string, filter: Ma
   return ((await query) as MessageRow[]).map(toView);
 }
 
-/** A failed message queued again, due now (an operator's decision: it may reach someone twice only if it was interrupted mid-send). */
-export async function retryMailMessage(db: Executor, brandId: string, messageId: number): Promise<MailMessageView> {
-  const row: MessageRow | undefined = await db('mail_messages').where({ brand_id: brandId, message_id: messageId }).first();
+/**
+ * A failed message queued again, due now (an operator's decision: it may reach someone twice only
+ * if it was interrupted mid-send); the audit log names `actor`.
+ */
+export async function retryMailMessage(trx: Knex.Transaction, brandId: string, messageId: number, actor: string): Promise<MailMessageView> {
+  const row: MessageRow | undefined = await trx('mail_messages').where({ brand_id: brandId, message_id: messageId }).first();
   if (!row) throw new NotFound(`message ${messageId} not found`);
   if (row.status !== 'failed') throw new Invalid(`message ${messageId} is ${row.status}; only a failed message can be retried`);
-  const [updated] = await db('mail_messages')
+  const [updated] = await trx('mail_messages')
     .where({ brand_id: brandId, message_id: messageId, status: 'failed' })
-    .update({ status: 'queued', attempts: 0, next_attempt_at: db.fn.now(), updated_at: db.fn.now() })
+    .update({ status: 'queued', attempts: 0, next_attempt_at: trx.fn.now(), updated_at: trx.fn.now() })
     .returning('*');
+  await recordAudit(trx, { brandId, actor, action: 'mail.retry', subject: `mail:${messageId}`, before: { status: 'failed' }, after: { status: 'queued' } });
   return toView(updated as MessageRow);
 }
 

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { changedFields, recordAudit } from '../audit/audit-log';
 import { type Brand, updateBrand } from '../brands/brand';
 import type { Executor } from '../db/transaction';
 import { defaultTemplate } from './default-templates';
@@ -50,36 +51,50 @@ export async function getTemplate(db: Executor, brand: Brand, template: MailTemp
 }
 
 /** The brand's own words for a template; a placeholder the template does not have is refused, naming it. */
-export async function saveTemplate(db: Executor, brand: Brand, template: MailTemplate, text: TemplateText, updatedBy: string): Promise<TemplateView> {
+async function saveText(trx: Knex.Transaction, brandId: string, template: MailTemplate, text: TemplateText, updatedBy: string): Promise<void> {
   checkTemplateText(template, text);
-  await db('mail_templates')
-    .insert({ brand_id: brand.brand_id, template, subject: text.subject, body: text.body, updated_by: updatedBy })
+  await trx('mail_templates')
+    .insert({ brand_id: brandId, template, subject: text.subject, body: text.body, updated_by: updatedBy })
     .onConflict(['brand_id', 'template'])
-    .merge({ subject: text.subject, body: text.body, updated_by: updatedBy, updated_at: db.fn.now() });
-  return getTemplate(db, brand, template);
+    .merge({ subject: text.subject, body: text.body, updated_by: updatedBy, updated_at: trx.fn.now() });
+}
+
+/** The audit log's entry for a template change (docs/merchants/merchant-accounts.md): only what moved of its switch and words. */
+async function auditTemplate(trx: Knex.Transaction, action: string, before: TemplateView, after: TemplateView, brandId: string, actor: string): Promise<void> {
+  const facts = (view: TemplateView) => ({ enabled: view.enabled, subject: view.subject, body: view.body });
+  const changed = changedFields(facts(before), facts(after));
+  if (Object.keys(changed.after).length > 0) await recordAudit(trx, { brandId, actor, action, subject: `email_template:${after.template}`, ...changed });
 }
 
 /**
  * A merchant's change to one template: switched on or off (the brand's setting), and/or new words
- * (a subject or body alone keeps the other as it is now). Returns the template as it is after.
+ * (a subject or body alone keeps the other as it is now; both replace them). Returns the template
+ * as it is after; `actor` is who the template's record and the audit log name.
  */
 export async function changeTemplate(
   trx: Knex.Transaction,
   brand: Brand,
   template: MailTemplate,
   change: { enabled?: boolean; subject?: string; body?: string },
-  updatedBy: string,
+  actor: string,
 ): Promise<TemplateView> {
   const current = await getTemplate(trx, brand, template);
-  const after = change.enabled === undefined || change.enabled === current.enabled ? brand : await updateBrand(trx, brand.brand_id, { [TEMPLATE_SWITCH[template]]: change.enabled });
-  if (change.subject === undefined && change.body === undefined) return getTemplate(trx, after, template);
-  return saveTemplate(trx, after, template, { subject: change.subject ?? current.subject, body: change.body ?? current.body }, updatedBy);
+  const switched = change.enabled === undefined || change.enabled === current.enabled ? brand : await updateBrand(trx, brand.brand_id, { [TEMPLATE_SWITCH[template]]: change.enabled });
+  if (change.subject !== undefined || change.body !== undefined) {
+    await saveText(trx, brand.brand_id, template, { subject: change.subject ?? current.subject, body: change.body ?? current.body }, actor);
+  }
+  const after = await getTemplate(trx, switched, template);
+  await auditTemplate(trx, 'email_template.update', current, after, brand.brand_id, actor);
+  return after;
 }
 
 /** Back to the default words in the brand's language. */
-export async function resetTemplate(db: Executor, brand: Brand, template: MailTemplate): Promise<TemplateView> {
-  await db('mail_templates').where({ brand_id: brand.brand_id, template }).delete();
-  return getTemplate(db, brand, template);
+export async function resetTemplate(trx: Knex.Transaction, brand: Brand, template: MailTemplate, actor: string): Promise<TemplateView> {
+  const current = await getTemplate(trx, brand, template);
+  await trx('mail_templates').where({ brand_id: brand.brand_id, template }).delete();
+  const after = await getTemplate(trx, brand, template);
+  await auditTemplate(trx, 'email_template.reset', current, after, brand.brand_id, actor);
+  return after;
 }
 
 /** The words of several brands' templates at once (a worker's pass), by `brand_id:template`; absent: the default. */

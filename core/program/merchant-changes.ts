@@ -7,7 +7,7 @@ import { enrollAdvocate } from '../advocates/enroll-advocate';
 import { type AdvocateChanges, updateAdvocate } from '../advocates/update-advocate';
 import { changedFields, recordAudit } from '../audit/audit-log';
 import { type ApiKeyKind, type IssuedApiKey, createApiKey, revokeApiKey } from '../brands/api-keys';
-import { type Brand, type BrandSettings, getBrand, updateBrand } from '../brands/brand';
+import { type Brand, type BrandSettings, type CreateBrandInput, type Plan, createBrand, getBrand, updateBrand } from '../brands/brand';
 import { type MarkPaidResult, type PaidRow, markPaid } from '../payouts/payouts';
 
 /**
@@ -16,7 +16,15 @@ import { type MarkPaidResult, type PaidRow, markPaid } from '../payouts/payouts'
  * `actor` names who: a user's email, `api_key:<id>`, a Shopify staff member, the operator.
  */
 
-export async function changeSettings(trx: Knex.Transaction, brandId: string, patch: Partial<BrandSettings> & { name?: string }, actor: string): Promise<Brand> {
+/** A new brand (the operator's), recorded with what it was given, and its first API key (`label`). */
+export async function openBrand(trx: Knex.Transaction, input: CreateBrandInput, secret: string, label: string, actor: string): Promise<{ brand: Brand; key: IssuedApiKey }> {
+  const brand = await createBrand(trx, input);
+  await recordAudit(trx, { brandId: brand.brand_id, actor, action: 'brand.create', subject: 'brand', after: { ...input, currency: brand.currency } });
+  return { brand, key: await issueApiKey(trx, brand.brand_id, secret, label, actor) };
+}
+
+/** The program's settings (and, from the CLI, the plan); the audit log keeps the fields that moved. */
+export async function changeSettings(trx: Knex.Transaction, brandId: string, patch: Partial<BrandSettings> & { name?: string; plan?: Plan }, actor: string): Promise<Brand> {
   const before = await getBrand(trx, brandId);
   const after = await updateBrand(trx, brandId, patch);
   const changed = changedFields(before as unknown as Record<string, unknown>, Object.fromEntries(Object.keys(patch).map((field) => [field, after[field as keyof Brand]])));

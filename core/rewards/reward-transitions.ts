@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { recordAudit } from '../audit/audit-log';
 import type { Brand } from '../brands/brand';
 import { Invalid } from '../errors';
 import { type Actor, postEntries, reverseReward, rewardSums } from '../ledger/reward-ledger';
@@ -22,20 +23,39 @@ export interface TransitionInput {
 
 const holdOver = (row: RewardRow) => new Date(row.hold_until).getTime() <= Date.now();
 
-/** Approves a reward: in review → pending (hold not over) or approved; pending → approved (early, for a person). */
+/** Approves a reward: in review → pending (hold not over) or approved; pending → approved (early, for a person). The audit log names `input.actor`. */
 export async function approveReward(trx: Knex.Transaction, brand: Brand, input: TransitionInput): Promise<RewardView> {
-  const row = await lockReward(trx, brand.brand_id, input.reward_id);
-  const status = nextStatus(input.reward_id, row.status, { action: 'approve', holdOver: holdOver(row) });
-  return toRewardView(await moveTo(trx, brand.brand_id, currencyExponent(brand.currency), row, status, input.actor, input.reason ?? null));
+  return recordTransition(trx, brand, 'reward.approve', input, await transitionReward(trx, brand, input, 'approve'));
 }
 
-/** Voids a reward (a reason is required): what it still holds, held or approved, is taken back. */
+/** Voids a reward (a reason is required): what it still holds, held or approved, is taken back. The audit log names `input.actor`. */
 export async function voidReward(trx: Knex.Transaction, brand: Brand, input: TransitionInput): Promise<RewardView> {
-  const reason = input.reason?.trim();
-  if (!reason) throw new Invalid('reason is required to void a reward');
+  return recordTransition(trx, brand, 'reward.void', input, await transitionReward(trx, brand, input, 'void'));
+}
+
+/**
+ * A person's approval or void, without its audit entry: for a change the audit log records as a
+ * whole (a fraud review's decision). Returns the status it left and the reward as it is now.
+ */
+export async function transitionReward(trx: Knex.Transaction, brand: Brand, input: TransitionInput, action: 'approve' | 'void'): Promise<{ was: RewardStatus; reward: RewardView }> {
+  const reason = action === 'void' ? input.reason?.trim() : (input.reason ?? null);
+  if (action === 'void' && !reason) throw new Invalid('reason is required to void a reward');
   const row = await lockReward(trx, brand.brand_id, input.reward_id);
-  const status = nextStatus(input.reward_id, row.status, { action: 'void', paid: isPaid(row) });
-  return toRewardView(await moveTo(trx, brand.brand_id, currencyExponent(brand.currency), row, status, input.actor, reason));
+  const status = nextStatus(input.reward_id, row.status, action === 'approve' ? { action, holdOver: holdOver(row) } : { action, paid: isPaid(row) });
+  return { was: row.status, reward: toRewardView(await moveTo(trx, brand.brand_id, currencyExponent(brand.currency), row, status, input.actor, reason ?? null)) };
+}
+
+async function recordTransition(trx: Knex.Transaction, brand: Brand, action: string, input: TransitionInput, moved: { was: RewardStatus; reward: RewardView }): Promise<RewardView> {
+  const reason = input.reason?.trim();
+  await recordAudit(trx, {
+    brandId: brand.brand_id,
+    actor: input.actor,
+    action,
+    subject: `reward:${input.reward_id}`,
+    before: { status: moved.was },
+    after: { status: moved.reward.status, ...(reason ? { reason } : {}) },
+  });
+  return moved.reward;
 }
 
 /** Writes a legal transition: the status, the ledger entries that move the reward's money, and the advocate's email. */

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { recordAudit } from '../audit/audit-log';
 import { brandChanged } from '../brands/brand-changes';
 import type { Executor } from '../db/transaction';
 import { NotFound } from '../errors';
@@ -102,9 +103,9 @@ export async function getWebhookDelivery(db: Executor, brandId: string, delivery
   return toView(row);
 }
 
-/** Sends the delivery's event again, as a new delivery (same event id, so receivers can deduplicate), due now. */
-export async function replayWebhookDelivery(db: Executor, brandId: string, deliveryId: number): Promise<WebhookDeliveryView> {
-  const { rows } = await db.raw(
+/** Sends the delivery's event again, as a new delivery (same event id, so receivers can deduplicate), due now; the audit log names `actor`. */
+export async function replayWebhookDelivery(trx: Knex.Transaction, brandId: string, deliveryId: number, actor: string): Promise<WebhookDeliveryView> {
+  const { rows } = await trx.raw(
     `INSERT INTO webhook_deliveries (brand_id, endpoint_id, event_id, replay_of)
      SELECT brand_id, endpoint_id, event_id, delivery_id FROM webhook_deliveries WHERE brand_id = ? AND delivery_id = ?
      RETURNING delivery_id`,
@@ -112,7 +113,15 @@ export async function replayWebhookDelivery(db: Executor, brandId: string, deliv
   );
   const inserted = (rows as Array<{ delivery_id: string }>)[0];
   if (!inserted) throw new NotFound(`webhook delivery ${deliveryId} not found`);
-  return getWebhookDelivery(db, brandId, Number(inserted.delivery_id));
+  const replayed = await getWebhookDelivery(trx, brandId, Number(inserted.delivery_id));
+  await recordAudit(trx, {
+    brandId,
+    actor,
+    action: 'webhook_delivery.replay',
+    subject: `webhook_endpoint:${replayed.endpoint_id}`,
+    after: { delivery_id: replayed.id, replay_of: deliveryId, event_id: replayed.event_id, event_type: replayed.event_type },
+  });
+  return replayed;
 }
 
 /** A delivery taken by a worker: everything needed to send it. */
@@ -234,9 +243,9 @@ export async function recordAttempt(db: Knex, delivery: DueDelivery, outcome: At
 
 /**
  * A `webhook.test` event for one endpoint, leased to the caller who sends it at once (see
- * takeDueDeliveries): returned ready to send.
+ * takeDueDeliveries): returned ready to send. The audit log names `actor`.
  */
-export async function createTestDelivery(db: Knex, brandId: string, endpointId: string, leaseSeconds: number): Promise<DueDelivery> {
+export async function createTestDelivery(db: Knex, brandId: string, endpointId: string, leaseSeconds: number, actor: string): Promise<DueDelivery> {
   return db.transaction(async (trx) => {
     const endpoint = await trx('webhook_endpoints').where({ brand_id: brandId, endpoint_id: endpointId }).first('url', 'secret_encrypted');
     if (!endpoint) throw new NotFound(`webhook endpoint ${endpointId} not found`);
@@ -246,6 +255,7 @@ export async function createTestDelivery(db: Knex, brandId: string, endpointId: 
     const [row] = await trx('webhook_deliveries')
       .insert({ brand_id: brandId, endpoint_id: endpointId, event_id: id, next_attempt_at: trx.raw('now() + make_interval(secs => ?)', [leaseSeconds]) })
       .returning(['delivery_id', 'attempts']);
+    await recordAudit(trx, { brandId, actor, action: 'webhook_endpoint.test', subject: `webhook_endpoint:${endpointId}`, after: { delivery_id: Number(row.delivery_id), event_type: TEST_EVENT_TYPE } });
     return {
       brand_id: brandId,
       delivery_id: String(row.delivery_id),

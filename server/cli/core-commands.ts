@@ -1,9 +1,8 @@
-import { addReferralCode, getAdvocate, listAdvocates } from '../../core/advocates/advocates';
-import { deactivateAdvocate, reactivateAdvocate } from '../../core/advocates/deactivate-advocate';
-import { enrollAdvocate } from '../../core/advocates/enroll-advocate';
+import { getAdvocate, listAdvocates } from '../../core/advocates/advocates';
+import type { AdvocateStatus } from '../../core/advocates/advocate-status';
 import { advocateView } from '../../core/advocates/advocate-page';
-import { createApiKey, listApiKeys, revokeApiKey } from '../../core/brands/api-keys';
-import { LANGUAGES, PLANS, REFEREE_OFFER_TYPES, brandSettingsSchema, createBrand, getBrand, listBrands, updateBrand } from '../../core/brands/brand';
+import { listApiKeys } from '../../core/brands/api-keys';
+import { LANGUAGES, PLANS, REFEREE_OFFER_TYPES, brandSettingsSchema, getBrand, listBrands } from '../../core/brands/brand';
 import { inviteUser, loginUrl } from '../../core/accounts/sign-in-links';
 import { LOGIN_LINK_TTL_MINUTES, createLoginLink } from '../../core/dashboard/dashboard-sign-in';
 import { migrateToLatest } from '../../core/db/migrate';
@@ -11,6 +10,7 @@ import { inTransaction } from '../../core/db/transaction';
 import { REVIEW_STATUSES, decideReview, listReviews } from '../../core/fraud/reviews';
 import { rewardBalance } from '../../core/ledger/reward-ledger';
 import { isMailbox } from '../../core/mail/mailbox';
+import { addAdvocate, addAdvocateCode, changeAdvocateStatus, changeSettings, issueApiKey, openBrand, withdrawApiKey } from '../../core/program/merchant-changes';
 import { advocateFlag, brandFlag, choiceFlag, currencyFlag, numberFlag, optionalFlag, requiredFlag } from './args';
 import { publicUrlOf } from '../config';
 import { CliError } from './cli-error';
@@ -109,15 +109,15 @@ async function decide(
   { db }: CliEnv,
 ): Promise<unknown> {
   const brand = await getBrand(db, brandId);
-  return inTransaction(db, (trx) => decideReview(trx, brand, reviewId, decision));
+  return inTransaction(db, (trx) => decideReview(trx, brand, reviewId, decision, CLI_OPERATOR.name));
 }
 
 /** `advocate deactivate` and `advocate reactivate`: the advocate as they are now. */
-function advocateStatusCommand(verb: string, change: typeof deactivateAdvocate): Command {
+function advocateStatusCommand(verb: string, status: AdvocateStatus): Command {
   return flagsFirst(
     `advocate ${verb} --brand ID --advocate ADVOCATE_ID [--json]`,
     (flags) => ({ brandId: brandFlag(flags), advocateId: advocateFlag(flags) }),
-    async ({ brandId, advocateId }, { db }) => ({ advocate: await inTransaction(db, (trx) => change(trx, brandId, advocateId)) }),
+    async ({ brandId, advocateId }, { db }) => ({ advocate: await inTransaction(db, (trx) => changeAdvocateStatus(trx, brandId, advocateId, status, CLI_OPERATOR.name)) }),
   );
 }
 
@@ -152,8 +152,7 @@ export const coreCommands: Record<string, Command> = {
     },
     ({ input, ownerEmail }, { db, config }) =>
       inTransaction(db, async (trx) => {
-        const brand = await createBrand(trx, input);
-        const key = await createApiKey(trx, brand.brand_id, config.keyEncryptionSecret, 'initial');
+        const { brand, key } = await openBrand(trx, input, config.keyEncryptionSecret, 'initial', CLI_OPERATOR.name);
         const created = { brand_id: brand.brand_id, api_key: key.api_key, key_id: key.key_id, brand };
         if (ownerEmail === undefined) return created;
         // The brand's first owner, invited with it: no brand without its owner, no owner without the brand.
@@ -186,21 +185,21 @@ export const coreCommands: Record<string, Command> = {
       if (Object.keys(changes).length === 0) throw new CliError('nothing to change: pass at least one setting');
       return { brandId, changes };
     },
-    async ({ brandId, changes }, { db }) => ({ brand: await updateBrand(db, brandId, changes) }),
+    async ({ brandId, changes }, { db }) => ({ brand: await inTransaction(db, (trx) => changeSettings(trx, brandId, changes, CLI_OPERATOR.name)) }),
   ),
   'key create': flagsFirst(
     'key create --brand ID [--label L] [--publishable] [--json]',
     (flags) => ({ brandId: brandFlag(flags), label: optionalFlag(flags, 'label') ?? null, kind: flags.publishable ? ('publishable' as const) : ('secret' as const) }),
     async ({ brandId, label, kind }, { db, config }) => {
       await getBrand(db, brandId);
-      return createApiKey(db, brandId, config.keyEncryptionSecret, label, kind);
+      return inTransaction(db, (trx) => issueApiKey(trx, brandId, config.keyEncryptionSecret, label, CLI_OPERATOR.name, kind));
     },
   ),
   'key list': flagsFirst('key list --brand ID [--json]', brandFlag, async (brandId, { db }) => ({ keys: await listApiKeys(db, brandId) })),
   'key revoke': flagsFirst(
     'key revoke --brand ID --key KEY_ID [--json]',
     (flags) => ({ brandId: brandFlag(flags), keyId: requiredFlag(flags, 'key') }),
-    ({ brandId, keyId }, { db }) => revokeApiKey(db, brandId, keyId),
+    ({ brandId, keyId }, { db }) => inTransaction(db, (trx) => withdrawApiKey(trx, brandId, keyId, CLI_OPERATOR.name)),
   ),
   'advocate create': flagsFirst(
     'advocate create --brand ID --email E --first-name F [--last-name L] [--code C] [--json]',
@@ -214,7 +213,7 @@ export const coreCommands: Record<string, Command> = {
     ({ brandId, advocate: input }, { db }) =>
       inTransaction(db, async (trx) => {
         const brand = await getBrand(trx, brandId);
-        const advocate = await enrollAdvocate(trx, brandId, input);
+        const advocate = await addAdvocate(trx, brandId, input, CLI_OPERATOR.name);
         return { advocate_id: advocate.advocate_id, referral_code: advocate.referral_codes[0], share_link: advocateView(brand, advocate).share_link, advocate };
       }),
   ),
@@ -228,14 +227,10 @@ export const coreCommands: Record<string, Command> = {
       kind: choiceFlag(flags, 'kind', ['referral', 'coupon'] as const) ?? 'referral',
     }),
     ({ brandId, advocateId, code, kind }, { db }) =>
-      inTransaction(db, async (trx) => {
-        await getAdvocate(trx, brandId, advocateId);
-        await addReferralCode(trx, brandId, advocateId, code, false, kind);
-        return { advocate: await getAdvocate(trx, brandId, advocateId), code, kind };
-      }),
+      inTransaction(db, async (trx) => ({ advocate: await addAdvocateCode(trx, brandId, advocateId, code, kind, CLI_OPERATOR.name), code, kind })),
   ),
-  'advocate deactivate': advocateStatusCommand('deactivate', deactivateAdvocate),
-  'advocate reactivate': advocateStatusCommand('reactivate', reactivateAdvocate),
+  'advocate deactivate': advocateStatusCommand('deactivate', 'deactivated'),
+  'advocate reactivate': advocateStatusCommand('reactivate', 'active'),
   'advocate balance': flagsFirst(
     'advocate balance --brand ID --advocate ADVOCATE_ID [--json]',
     (flags) => ({ brandId: brandFlag(flags), advocateId: advocateFlag(flags) }),

@@ -4,7 +4,8 @@ import { getBrand } from '../../core/brands/brand';
 import { MAIL_STATUSES, listMailMessages, retryMailMessage } from '../../core/mail/mail-messages';
 import { MAIL_TEMPLATES, type MailTemplate } from '../../core/mail/mail-templates';
 import { messageContent, sampleMessage } from '../../core/mail/message-content';
-import { getTemplate, resetTemplate, saveTemplate } from '../../core/mail/template-texts';
+import { inTransaction } from '../../core/db/transaction';
+import { changeTemplate, getTemplate, resetTemplate } from '../../core/mail/template-texts';
 import { unsubscribeUrl } from '../mail/deliver-mail';
 import { describeZodError } from '../schemas/describe-zod-error';
 import { templateTextSchema } from '../schemas/mail-request';
@@ -12,6 +13,7 @@ import { type Flags, brandFlag, choiceFlag, numberFlag, optionalFlag } from './a
 import { publicUrlOf } from '../config';
 import { CliError } from './cli-error';
 import { type Command, TextOutput, flagsFirst } from './command';
+import { CLI_OPERATOR } from './user-commands';
 
 function templateFlag(flags: Flags): MailTemplate {
   const template = choiceFlag(flags, 'template', MAIL_TEMPLATES);
@@ -67,14 +69,16 @@ export const mailCommands: Record<string, Command> = {
   ),
   'mail template': flagsFirst(
     'mail template --brand ID --template T [--subject S] [--body B | --body-file FILE] [--reset] [--by NAME] [--json]',
-    (flags) => ({ brandId: brandFlag(flags), template: templateFlag(flags), reset: flags.reset === true, by: optionalFlag(flags, 'by') ?? 'cli', ...templateTextFlags(flags) }),
+    (flags) => ({ brandId: brandFlag(flags), template: templateFlag(flags), reset: flags.reset === true, by: optionalFlag(flags, 'by'), ...templateTextFlags(flags) }),
     async ({ brandId, template, reset, by, subject, body, bodyFile }, { db }) => {
       const brand = await getBrand(db, brandId);
-      if (reset) return { template: await resetTemplate(db, brand, template) };
+      // Who the template's record and the audit log name: the operator, or whom --by names, from the CLI.
+      const actor = by === undefined ? CLI_OPERATOR.name : `${by} (CLI)`;
+      if (reset) return { template: await inTransaction(db, (trx) => resetTemplate(trx, brand, template, actor)) };
       if (subject === undefined && body === undefined && bodyFile === undefined) return { template: await getTemplate(db, brand, template) };
       const current = await getTemplate(db, brand, template);
       const text = checkedText({ subject: subject ?? current.subject, body: bodyFile !== undefined ? fs.readFileSync(bodyFile, 'utf8') : (body ?? current.body) });
-      return { template: await saveTemplate(db, brand, template, text, by) };
+      return { template: await inTransaction(db, (trx) => changeTemplate(trx, brand, template, text, actor)) };
     },
   ),
   'mail retry': flagsFirst(
@@ -84,6 +88,6 @@ export const mailCommands: Record<string, Command> = {
       if (!messageId) throw new CliError('--message is required (a message id, from `mail list`)');
       return { brandId: brandFlag(flags), messageId };
     },
-    async ({ brandId, messageId }, { db }) => ({ message: await retryMailMessage(db, brandId, messageId) }),
+    async ({ brandId, messageId }, { db }) => ({ message: await inTransaction(db, (trx) => retryMailMessage(trx, brandId, messageId, CLI_OPERATOR.name)) }),
   ),
 };

@@ -4,7 +4,8 @@ import { getBrand } from '../../core/brands/brand';
 import { inTransaction } from '../../core/db/transaction';
 import { currencyExponent } from '../../core/currency';
 import { amountFromMinor, toMinor } from '../../core/money';
-import { markPaid, payoutCandidates } from '../../core/payouts/payouts';
+import { payoutCandidates } from '../../core/payouts/payouts';
+import { recordPayouts } from '../../core/program/merchant-changes';
 import { listRewards } from '../../core/rewards/list-rewards';
 import { REWARD_STATUSES } from '../../core/rewards/reward-status';
 import { approveDueRewards, approveReward, voidReward } from '../../core/rewards/reward-transitions';
@@ -12,9 +13,10 @@ import { brandFlag, choiceFlag, numberFlag, optionalFlag, requiredFlag } from '.
 import { CliError } from './cli-error';
 import { type Command, TextOutput, flagsFirst } from './command';
 import { parsePaidCsv, payoutsCsv } from './payouts-csv';
+import { CLI_OPERATOR } from './user-commands';
 
-/** Who made a transition from the command line. */
-const CLI_ACTOR = 'cli';
+/** Who made a transition from the command line, in the ledger and the audit log. */
+const CLI_ACTOR = CLI_OPERATOR.name;
 
 function rewardFlag(flags: Parameters<Command['run']>[0]): number {
   const rewardId = numberFlag(flags, 'reward', { integer: true });
@@ -94,7 +96,7 @@ export const rewardCommands: Record<string, Command> = {
         throw new CliError(`--file ${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
       }
       const rows = parsePaidCsv(text);
-      return inTransaction(db, async (trx) => markPaid(trx, await getBrand(trx, brandId), rows, CLI_ACTOR));
+      return inTransaction(db, async (trx) => recordPayouts(trx, await getBrand(trx, brandId), rows, CLI_ACTOR));
     },
   ),
 };

@@ -11,7 +11,7 @@ import { userCommands } from './user-commands';
 import { webhookCommands } from './webhook-commands';
 
 /** Every command of `referrals`, by its words: the core's, then each connector's. */
-function commandsOf(connectors: readonly ConnectorParts[]): Record<string, Command> {
+export function commandsOf(connectors: readonly ConnectorParts[]): Record<string, Command> {
   return Object.assign({}, coreCommands, rewardCommands, webhookCommands, mailCommands, userCommands, ...connectors.map((connector) => connector.cliCommands ?? {}));
 }
 

@@ -1,5 +1,6 @@
 import { ZodError } from 'zod';
 import { getBrand } from '../../core/brands/brand';
+import { inTransaction } from '../../core/db/transaction';
 import { listWebhookDeliveries, replayWebhookDelivery } from '../../core/webhooks/deliveries';
 import { createWebhookEndpoint, enableWebhookEndpoint, listWebhookEndpoints, removeWebhookEndpoint } from '../../core/webhooks/endpoints';
 import { describeZodError } from '../schemas/describe-zod-error';
@@ -9,6 +10,7 @@ import { deliveryDepsOf, endpointOptionsOf } from '../webhooks/webhook-deps';
 import { brandFlag, numberFlag, optionalFlag, requiredFlag } from './args';
 import { CliError } from './cli-error';
 import { type Command, flagsFirst } from './command';
+import { CLI_OPERATOR } from './user-commands';
 
 function eventsFlag(flags: Parameters<Command['run']>[0]) {
   const list = optionalFlag(flags, 'events');
@@ -39,26 +41,26 @@ export const webhookCommands: Record<string, Command> = {
     }),
     async ({ brandId, endpoint: input }, { db, config }) => {
       await getBrand(db, brandId);
-      const endpoint = await createWebhookEndpoint(db, brandId, input, endpointOptionsOf(config));
+      const endpoint = await inTransaction(db, (trx) => createWebhookEndpoint(trx, brandId, input, endpointOptionsOf(config), CLI_OPERATOR.name));
       const { secret, ...shown } = endpoint;
       return { endpoint_id: endpoint.id, secret, note: 'the signing secret is shown only this once', endpoint: shown };
     },
   ),
   'webhook list': flagsFirst('webhook list --brand ID [--json]', brandFlag, async (brandId, { db }) => ({ endpoints: await listWebhookEndpoints(db, brandId) })),
   'webhook remove': flagsFirst('webhook remove --brand ID --endpoint ENDPOINT_ID [--json]', brandAndEndpoint, ({ brandId, endpointId }, { db }) =>
-    removeWebhookEndpoint(db, brandId, endpointId),
+    inTransaction(db, (trx) => removeWebhookEndpoint(trx, brandId, endpointId, CLI_OPERATOR.name)),
   ),
   'webhook enable': flagsFirst('webhook enable --brand ID --endpoint ENDPOINT_ID [--json]', brandAndEndpoint, async ({ brandId, endpointId }, { db }) => ({
-    endpoint: await enableWebhookEndpoint(db, brandId, endpointId),
+    endpoint: await inTransaction(db, (trx) => enableWebhookEndpoint(trx, brandId, endpointId, CLI_OPERATOR.name)),
   })),
   'webhook test': flagsFirst('webhook test --brand ID --endpoint ENDPOINT_ID [--json]', brandAndEndpoint, async ({ brandId, endpointId }, { db, config }) => {
-    const delivery = await testWebhookEndpoint(deliveryDepsOf({ db, config }), brandId, endpointId);
+    const delivery = await testWebhookEndpoint(deliveryDepsOf({ db, config }), brandId, endpointId, CLI_OPERATOR.name);
     return { delivered: delivery.status === 'delivered', delivery };
   }),
   'webhook replay': flagsFirst(
     'webhook replay --brand ID --delivery DELIVERY_ID [--json]',
     (flags) => ({ brandId: brandFlag(flags), deliveryId: deliveryFlag(flags) }),
-    async ({ brandId, deliveryId }, { db }) => ({ delivery: await replayWebhookDelivery(db, brandId, deliveryId) }),
+    async ({ brandId, deliveryId }, { db }) => ({ delivery: await inTransaction(db, (trx) => replayWebhookDelivery(trx, brandId, deliveryId, CLI_OPERATOR.name)) }),
   ),
   'webhook deliveries': flagsFirst(
     'webhook deliveries --brand ID [--endpoint ENDPOINT_ID] [--json]',

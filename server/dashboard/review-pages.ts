@@ -81,7 +81,7 @@ export async function decideReviewForm(ctx: Ctx, id: string, decision: ReviewDec
           ? (reviewApproveSchema.pick({ note: true }).parse({ note: form.get('note') || undefined }).note ?? null)
           : reviewRejectSchema.pick({ reason: true }).parse({ reason: form.get('reason') ?? '' }).reason;
       const { brand } = ctx.state.viewer!;
-      await inTransaction(ctx.app.context.deps.db, (trx) => decideReview(trx, brand, reviewId, { decision, decided_by: ctx.state.viewer!.actor, note }));
+      await inTransaction(ctx.app.context.deps.db, (trx) => decideReview(trx, brand, reviewId, { decision, decided_by: ctx.state.viewer!.actor, note }, ctx.state.viewer!.actor));
       seeOther(ctx, '/dashboard/reviews', { ...back, done: decision, review: reviewId });
     },
     (status, message) => {

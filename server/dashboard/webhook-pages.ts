@@ -1,3 +1,4 @@
+import { inTransaction } from '../../core/db/transaction';
 import { Invalid, NotFound } from '../../core/errors';
 import { type WebhookDeliveryView, getWebhookDelivery, listWebhookDeliveries, replayWebhookDelivery } from '../../core/webhooks/deliveries';
 import { type WebhookEndpointView, createWebhookEndpoint, enableWebhookEndpoint, getWebhookEndpoint, listWebhookEndpoints, removeWebhookEndpoint } from '../../core/webhooks/endpoints';
@@ -72,7 +73,7 @@ export async function addEndpointForm(ctx: Ctx, connectors: readonly ConnectorPa
     async () => {
       const input = webhookEndpointRequestSchema.parse({ url: draft.url, events: draft.events.length > 0 ? draft.events : undefined, description: draft.description || undefined });
       const { db, config } = ctx.app.context.deps;
-      const created = await createWebhookEndpoint(db, brandIdOf(ctx), input, endpointOptionsOf(config));
+      const created = await inTransaction(db, (trx) => createWebhookEndpoint(trx, brandIdOf(ctx), input, endpointOptionsOf(config), ctx.state.viewer!.actor));
       const shown = { brand_id: brandIdOf(ctx), id: created.id, url: created.url, secret: created.secret };
       if (ctx.state.viewer!.embedded) return connectionsPage(ctx, connectors, await webhooksSection(ctx, { created: shown }), 201);
       flashSecret(ctx, shown);
@@ -146,26 +147,27 @@ export async function endpointPage(ctx: Ctx, endpointId: string, refusal?: { sta
 export async function endpointForm(ctx: Ctx, endpointId: string, action: 'test' | 'enable' | 'remove' | 'replay', form: URLSearchParams, deliveryParam?: string): Promise<void> {
   const { db } = ctx.app.context.deps;
   const brandId = brandIdOf(ctx);
+  const { actor } = ctx.state.viewer!;
   await runForm(
     ctx,
     form,
     async () => {
       if (action === 'test') {
-        const delivery = await testWebhookEndpoint(deliveryDepsOf(ctx.app.context.deps), brandId, endpointId);
+        const delivery = await testWebhookEndpoint(deliveryDepsOf(ctx.app.context.deps), brandId, endpointId, actor);
         return seeOther(ctx, endpointPath(endpointId), { done: 'tested', delivery: delivery.id });
       }
       if (action === 'enable') {
-        await enableWebhookEndpoint(db, brandId, endpointId);
+        await inTransaction(db, (trx) => enableWebhookEndpoint(trx, brandId, endpointId, actor));
         return seeOther(ctx, endpointPath(endpointId), { done: 'enabled' });
       }
       if (action === 'remove') {
         if (form.get('confirm') !== 'yes') throw new Invalid('confirm: tick “Yes, remove this endpoint and its delivery log” to remove it');
-        await removeWebhookEndpoint(db, brandId, endpointId);
+        await inTransaction(db, (trx) => removeWebhookEndpoint(trx, brandId, endpointId, actor));
         return seeOther(ctx, '/dashboard/connections', { done: 'removed' });
       }
       const original = await getWebhookDelivery(db, brandId, parseDeliveryId(deliveryParam ?? ''));
       if (original.endpoint_id !== endpointId) throw new NotFound(`webhook delivery ${original.id} not found`);
-      const replayed = await replayWebhookDelivery(db, brandId, original.id);
+      const replayed = await inTransaction(db, (trx) => replayWebhookDelivery(trx, brandId, original.id, actor));
       seeOther(ctx, endpointPath(endpointId), { done: 'replayed', delivery: replayed.id });
     },
     (status, message) => endpointPage(ctx, endpointId, { status, message }),

@@ -7,7 +7,7 @@ import { joinAdvocate, joinByEmail } from '../../core/advocates/join-advocate';
 import { inTransaction } from '../../core/db/transaction';
 import type { AppContext, AppState, Ctx, Middleware } from '../app-context';
 import { answer } from './answer';
-import { actorOf } from './program-settings';
+import { actorOf } from './api-actor';
 import { parseJsonObject } from '../middleware/json-body';
 import { advocateByEmailWithFigures } from '../../core/advocates/advocate-figures';
 import { FEATURE_PLANS } from '../../core/brands/plan-features';

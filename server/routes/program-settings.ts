@@ -7,14 +7,12 @@ import { amountFromMinor, toMinor } from '../../core/money';
 import { payoutCandidates } from '../../core/payouts/payouts';
 import { changeSettings, issueApiKey, recordPayouts, withdrawApiKey } from '../../core/program/merchant-changes';
 import type { AppContext, AppState, Ctx, Middleware } from '../app-context';
+import { actorOf } from './api-actor';
 import { answer as ok } from './answer';
 import { UUID_PATTERN } from '../middleware/authenticate-api-key';
 import { parseJsonObject, parseOptionalJsonObject } from '../middleware/json-body';
 import { brandPatchSchema, createApiKeySchema, markPaidSchema, payoutsQuerySchema } from '../schemas/program-request';
 import { checkProgramSettings } from '../program-settings-check';
-
-/** Who changed something through the API: the key, never the key itself. */
-export const actorOf = (ctx: Ctx) => `api_key:${ctx.state.apiKeyId}`;
 
 /** GET /brand: the brand and its program settings. */
 const showBrand: Middleware = async (ctx) => ok(ctx, ctx.state.brand!);

@@ -1,6 +1,7 @@
 import { inTransaction } from '../../core/db/transaction';
 import { decideReview, listReviews } from '../../core/fraud/reviews';
 import type { Ctx } from '../app-context';
+import { actorOf } from './api-actor';
 import { parseJsonObject } from '../middleware/json-body';
 import { reviewApproveSchema, reviewPathSchema, reviewListQuerySchema, reviewRejectSchema } from '../schemas/review-request';
 
@@ -33,7 +34,7 @@ export async function rejectReviewRoute(ctx: RouteCtx): Promise<void> {
 
 async function answerDecision(ctx: Ctx, reviewId: number, decision: Parameters<typeof decideReview>[3]): Promise<void> {
   const brand = ctx.state.brand!;
-  const decided = await inTransaction(ctx.app.context.deps.db, (trx) => decideReview(trx, brand, reviewId, decision));
+  const decided = await inTransaction(ctx.app.context.deps.db, (trx) => decideReview(trx, brand, reviewId, decision, actorOf(ctx)));
   ctx.status = 200;
   ctx.body = { success: true, data: decided };
 }

@@ -4,15 +4,12 @@ import { rewardBalance } from '../../core/ledger/reward-ledger';
 import { listRewards, rewardWithHistory } from '../../core/rewards/list-rewards';
 import { approveReward, voidReward } from '../../core/rewards/reward-transitions';
 import type { Ctx } from '../app-context';
+import { actorOf } from './api-actor';
 import { parseOptionalJsonObject } from '../middleware/json-body';
 import { advocatePathSchema, approveRewardSchema, listRewardsQuerySchema, rewardPathSchema, voidRewardSchema } from '../schemas/reward-request';
 
 /** A request to /rewards/{id}: @koa/router puts the path's `id` in `params`. */
 type RewardCtx = Ctx & { params: Record<string, string> };
-
-/** Who made a transition through the API: the key, never the key itself. */
-const actorOf = (ctx: Ctx) => `api_key:${ctx.state.apiKeyId}`;
-
 
 /** GET /api/v1/rewards?status=&advocate_id=&limit=&cursor=: newest first. */
 export async function listRewardsRoute(ctx: Ctx): Promise<void> {

@@ -1,7 +1,9 @@
 import type Router from '@koa/router';
 import { listWebhookDeliveries, replayWebhookDelivery } from '../../core/webhooks/deliveries';
+import { inTransaction } from '../../core/db/transaction';
 import { createWebhookEndpoint, enableWebhookEndpoint, getWebhookEndpoint, listWebhookEndpoints, removeWebhookEndpoint } from '../../core/webhooks/endpoints';
 import type { AppContext, AppState, Ctx, Middleware } from '../app-context';
+import { actorOf } from './api-actor';
 import { answer as ok } from './answer';
 import { parseJsonObject } from '../middleware/json-body';
 import { deliveryQuerySchema, parseDeliveryId, parseWebhookEndpointRequest } from '../schemas/webhook-endpoint-request';
@@ -16,16 +18,16 @@ const idOf = (ctx: Ctx) => String((ctx as Ctx & { params: Record<string, string>
 const create: Middleware = async (ctx) => {
   const input = parseWebhookEndpointRequest(parseJsonObject(ctx.state.rawBody));
   const { db, config } = ctx.app.context.deps;
-  const endpoint = await createWebhookEndpoint(db, brandOf(ctx), input, endpointOptionsOf(config));
+  const endpoint = await inTransaction(db, (trx) => createWebhookEndpoint(trx, brandOf(ctx), input, endpointOptionsOf(config), actorOf(ctx)));
   ok(ctx, endpoint, 201);
 };
 
 const list: Middleware = async (ctx) => ok(ctx, await listWebhookEndpoints(ctx.app.context.deps.db, brandOf(ctx)));
 const show: Middleware = async (ctx) => ok(ctx, await getWebhookEndpoint(ctx.app.context.deps.db, brandOf(ctx), idOf(ctx)));
-const remove: Middleware = async (ctx) => ok(ctx, await removeWebhookEndpoint(ctx.app.context.deps.db, brandOf(ctx), idOf(ctx)));
-const enable: Middleware = async (ctx) => ok(ctx, await enableWebhookEndpoint(ctx.app.context.deps.db, brandOf(ctx), idOf(ctx)));
+const remove: Middleware = async (ctx) => ok(ctx, await inTransaction(ctx.app.context.deps.db, (trx) => removeWebhookEndpoint(trx, brandOf(ctx), idOf(ctx), actorOf(ctx))));
+const enable: Middleware = async (ctx) => ok(ctx, await inTransaction(ctx.app.context.deps.db, (trx) => enableWebhookEndpoint(trx, brandOf(ctx), idOf(ctx), actorOf(ctx))));
 
-const test: Middleware = async (ctx) => ok(ctx, await testWebhookEndpoint(deliveryDepsOf(ctx.app.context.deps), brandOf(ctx), idOf(ctx)));
+const test: Middleware = async (ctx) => ok(ctx, await testWebhookEndpoint(deliveryDepsOf(ctx.app.context.deps), brandOf(ctx), idOf(ctx), actorOf(ctx)));
 
 const deliveries: Middleware = async (ctx) => {
   const query = deliveryQuerySchema.parse(ctx.query);
@@ -34,7 +36,8 @@ const deliveries: Middleware = async (ctx) => {
 
 /** POST /webhook-deliveries/{id}/replay: 201 with the new delivery of the same event. */
 const replay: Middleware = async (ctx) => {
-  ok(ctx, await replayWebhookDelivery(ctx.app.context.deps.db, brandOf(ctx), parseDeliveryId(idOf(ctx))), 201);
+  const deliveryId = parseDeliveryId(idOf(ctx));
+  ok(ctx, await inTransaction(ctx.app.context.deps.db, (trx) => replayWebhookDelivery(trx, brandOf(ctx), deliveryId, actorOf(ctx))), 201);
 };
 
 /** The webhook routes of /api/v1, each after `guard` (body, API key, plan). */

@@ -61,9 +61,9 @@ export function startWebhookWorker(deps: DeliveryDeps & { logger: Logger }): Pol
   });
 }
 
-/** `webhook test`: sends a webhook.test event to the endpoint now, once, and returns the delivery as it ended. */
-export async function testWebhookEndpoint(deps: DeliveryDeps, brandId: string, endpointId: string): Promise<WebhookDeliveryView> {
-  const delivery = await createTestDelivery(deps.db, brandId, endpointId, leaseSeconds(deps.settings));
+/** `webhook test`: sends a webhook.test event to the endpoint now, once, and returns the delivery as it ended; the audit log names `actor`. */
+export async function testWebhookEndpoint(deps: DeliveryDeps, brandId: string, endpointId: string, actor: string): Promise<WebhookDeliveryView> {
+  const delivery = await createTestDelivery(deps.db, brandId, endpointId, leaseSeconds(deps.settings), actor);
   await attempt(deps, delivery);
   return getWebhookDelivery(deps.db, brandId, Number(delivery.delivery_id));
 }

@@ -51,7 +51,7 @@ describe('referrals brand: the hold and pending redemption settings', () => {
 });
 
 describe('referrals rewards', () => {
-  it('lists, approves and voids rewards, recording "cli" as who did it; the approval job runs as a command', async () => {
+  it('lists, approves and voids rewards, recording "operator (CLI)" as who did it; the approval job runs as a command', async () => {
     const brand = await givenBrand(t.db, { currency: 'EUR' });
     const advocate = await givenAdvocate(t.db, brand.brandId);
     const first = await order(brand, advocate.code);
@@ -66,9 +66,9 @@ describe('referrals rewards', () => {
     expect(voided.reward).toMatchObject({ reward_id: second, status: 'voided', void_reason: 'duplicate order' });
     const entries = await t.db('reward_ledger').where({ brand_id: brand.brandId }).whereNot({ kind: 'hold' }).orderBy('entry_id').select('kind', 'actor', 'reason');
     expect(entries).toEqual([
-      { kind: 'release', actor: 'cli', reason: null },
-      { kind: 'credit', actor: 'cli', reason: null },
-      { kind: 'hold_void', actor: 'cli', reason: 'duplicate order' },
+      { kind: 'release', actor: 'operator (CLI)', reason: null },
+      { kind: 'credit', actor: 'operator (CLI)', reason: null },
+      { kind: 'hold_void', actor: 'operator (CLI)', reason: 'duplicate order' },
     ]);
 
     const due = await json('rewards', 'approve-due');
