@@ -25,6 +25,7 @@ import * as advocatesUpdatedAt from './20261214_0023_advocates_updated_at';
 import * as storefront from './20261215_0024_storefront';
 import * as shopifyStorefront from './20261216_0025_shopify_storefront';
 import * as autoEnroll from './20261217_0026_auto_enroll';
+import * as settingBounds from './20261218_0027_setting_bounds';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -60,4 +61,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['20261215_0024_storefront', storefront],
   ['20261216_0025_shopify_storefront', shopifyStorefront],
   ['20261217_0026_auto_enroll', autoEnroll],
+  ['20261218_0027_setting_bounds', settingBounds],
 ];
