@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { DEFAULT_CURRENCY, requireCurrency } from '../currency';
 import type { Executor } from '../db/transaction';
 import { NotFound } from '../errors';
+import { discountValue, storedAmount } from '../money-schemas';
 import { brandChanged } from './brand-changes';
 import type { BrandStatus } from './brand-status';
 
@@ -42,23 +43,41 @@ const storeUrl = z
   })
   .transform((value) => value.replace(/\/+$/, ''));
 
+/**
+ * The most days a duration setting may be (ten years): longer means nothing to a program, and
+ * now() plus or minus it stays a timestamp PostgreSQL can hold (2,147,483,647 hold days made
+ * every rewarded order a 400). Migration 20261218_0027 checks the same bounds.
+ */
+export const MAX_SETTING_DAYS = 3650;
+/** The highest fraud limit: more conversions than this an hour or a day is no limit (0 or empty says so). */
+export const MAX_FRAUD_LIMIT = 10_000;
+
+const days = () => z.number().int({ error: 'must be a whole number of days' }).max(MAX_SETTING_DAYS, { error: `must be at most ${MAX_SETTING_DAYS} days` });
+const fraudLimit = () =>
+  z
+    .number()
+    .int({ error: 'must be a whole number' })
+    .nonnegative({ error: 'must not be negative' })
+    .max(MAX_FRAUD_LIMIT, { error: `must be at most ${MAX_FRAUD_LIMIT.toLocaleString('en-US')} (0 or empty: no limit)` });
+
 export const brandSettingsSchema = z.object({
   reward_type: z.enum(REWARD_TYPES),
-  reward_value: z.number().nonnegative(),
+  reward_value: discountValue(),
   referee_discount_type: z.enum(REFEREE_OFFER_TYPES),
-  referee_discount_value: z.number().nonnegative(),
-  referee_min_purchase: z.number().nonnegative().nullable(),
-  referee_discount_cap: z.number().nonnegative().nullable(),
+  referee_discount_value: discountValue(),
+  /** In the brand's currency; its minor unit is checked where the currency is known (amountsInCurrency). */
+  referee_min_purchase: storedAmount().nullable(),
+  referee_discount_cap: storedAmount().nullable(),
   /** The offer is for a friend's first purchase only (at checkout: customers without orders; here: no earlier referred order). */
   referee_first_purchase_only: z.boolean(),
   /** The offer does not combine with other discounts at checkout. */
   referee_individual_use: z.boolean(),
   attribution_model: z.enum(ATTRIBUTION_MODELS),
-  attribution_window_days: z.number().int().positive(),
+  attribution_window_days: days().positive({ error: 'must be at least 1' }),
   /** A platform's test orders (Shopify `test: true`) count as sales: off by default, for trying the setup out. */
   count_test_orders: z.boolean(),
   /** Days a new reward is held (pending) before it is approved; 0 approves at once (docs/merchants/reward-lifecycle.md). */
-  reward_hold_days: z.number().int().nonnegative(),
+  reward_hold_days: days().nonnegative({ error: 'must not be negative' }),
   /** Advocate claims may spend pending (held) rewards too, not only approved ones. */
   allow_pending_redemption: z.boolean(),
   /** Fraud rules (docs/merchants/fraud-review.md): each switch on by default; a flagged conversion is held for review. */
@@ -66,14 +85,14 @@ export const brandSettingsSchema = z.object({
   fraud_velocity: z.boolean(),
   fraud_disposable_email: z.boolean(),
   /** More conversions than this per advocate in an hour, or per shopper IP in a day, are flagged; 0 or null: no limit. */
-  fraud_max_per_advocate_hour: z.number().int().nonnegative().nullable(),
-  fraud_max_per_ip_day: z.number().int().nonnegative().nullable(),
+  fraud_max_per_advocate_hour: fraudLimit().nullable(),
+  fraud_max_per_ip_day: fraudLimit().nullable(),
   /** How far back an advocate's own visits count for the same-IP rule. */
-  fraud_ip_window_days: z.number().int().positive(),
+  fraud_ip_window_days: days().positive({ error: 'must be at least 1' }),
   /** Program emails (docs/merchants/program-emails.md): the language they are written in, who they are from, where links go. */
   language: z.enum(LANGUAGES),
   /** The From name; null: the brand's name. */
-  sender_name: z.string().trim().min(1).max(100).nullable(),
+  sender_name: z.string().trim().min(1, { error: 'must not be empty' }).max(100, { error: 'must be at most 100 characters' }).nullable(),
   /** The store's address (share links); null: not known, emails give the code alone. */
   store_url: storeUrl.nullable(),
   /** Each program email on or off; re-engagement is off by default. */
@@ -86,7 +105,7 @@ export const brandSettingsSchema = z.object({
   email_friend_offer: z.boolean(),
   email_reengagement: z.boolean(),
   /** An advocate with no referral in this many days gets the re-engagement email (when it is on). */
-  reengagement_days: z.number().int().positive().max(3650),
+  reengagement_days: days().positive({ error: 'must be at least 1' }),
   /** The storefront origins whose pages may call the service with the brand's publishable key (CORS); docs/merchants/storefront.md. */
   allowed_origins: z.array(origin).max(20, { error: 'at most 20 origins' }),
   /** Every paying customer becomes an advocate (with the welcome email) after their first paid order; off by default. */

@@ -3,16 +3,20 @@ import type { AdvocateStatus } from '../../core/advocates/advocate-status';
 import { advocateView } from '../../core/advocates/advocate-page';
 import { listApiKeys } from '../../core/brands/api-keys';
 import { LANGUAGES, PLANS, REFEREE_OFFER_TYPES, brandSettingsSchema, getBrand, listBrands } from '../../core/brands/brand';
+import { amountsInCurrency } from '../../core/brands/amounts-in-currency';
 import { inviteUser, loginUrl } from '../../core/accounts/sign-in-links';
 import { LOGIN_LINK_TTL_MINUTES, createLoginLink } from '../../core/dashboard/dashboard-sign-in';
 import { migrateToLatest } from '../../core/db/migrate';
 import { inTransaction } from '../../core/db/transaction';
+import { DEFAULT_CURRENCY } from '../../core/currency';
+import { Invalid } from '../../core/errors';
 import { REVIEW_STATUSES, decideReview, listReviews } from '../../core/fraud/reviews';
 import { rewardBalance } from '../../core/ledger/reward-ledger';
 import { isMailbox } from '../../core/mail/mailbox';
 import { addAdvocate, addAdvocateCode, changeAdvocateStatus, changeSettings, issueApiKey, openBrand, withdrawApiKey } from '../../core/program/merchant-changes';
 import { advocateFlag, brandFlag, choiceFlag, currencyFlag, numberFlag, optionalFlag, requiredFlag } from './args';
 import { publicUrlOf } from '../config';
+import { percentagesWithin } from '../schemas/program-request';
 import { CliError } from './cli-error';
 import { type CliEnv, type Command, flagsFirst } from './command';
 import { CLI_OPERATOR, invitationNote, linkSettingsOf } from './user-commands';
@@ -38,9 +42,6 @@ function programEmailFlags(flags: Parameters<Command['run']>[0]) {
   const parsedUrl = storeUrl === undefined || storeUrl === 'none' ? undefined : brandSettingsSchema.shape.store_url.safeParse(storeUrl);
   if (parsedUrl && !parsedUrl.success) throw new CliError(`--store-url must be an https URL of the store, like https://shop.example.com (got "${storeUrl}")`);
   const senderName = optionalFlag(flags, 'sender-name');
-  if (senderName !== undefined && senderName.length > 100) throw new CliError('--sender-name must be at most 100 characters');
-  const reengagementDays = numberFlag(flags, 'reengagement-days', { integer: true });
-  if (reengagementDays !== undefined && (reengagementDays < 1 || reengagementDays > 3650)) throw new CliError('--reengagement-days must be from 1 to 3650');
   return {
     language: choiceFlag(flags, 'language', LANGUAGES),
     sender_name: senderName === 'none' ? null : senderName,
@@ -52,7 +53,7 @@ function programEmailFlags(flags: Parameters<Command['run']>[0]) {
     email_reward_paid: yesNoFlag(flags, 'email-reward-paid'),
     email_friend_offer: yesNoFlag(flags, 'email-friend-offer'),
     email_reengagement: yesNoFlag(flags, 'email-reengagement'),
-    reengagement_days: reengagementDays,
+    reengagement_days: numberFlag(flags, 'reengagement-days', { integer: true }),
     allowed_origins: allowedOriginsFlag(flags),
     auto_enroll_customers: yesNoFlag(flags, 'auto-enroll-customers'),
   };
@@ -91,16 +92,32 @@ function brandSettingsFlags(flags: Parameters<Command['run']>[0]) {
     fraud_ip_window_days: numberFlag(flags, 'fraud-ip-window-days', { integer: true }),
     ...programEmailFlags(flags),
   };
-  if (settings.attribution_window_days === 0) throw new CliError('--attribution-window-days must be at least 1');
-  if ((settings.reward_hold_days ?? 0) > 3650) throw new CliError('--reward-hold-days must be at most 3650');
-  if (settings.fraud_ip_window_days === 0) throw new CliError('--fraud-ip-window-days must be at least 1');
   for (const percentKey of [['reward_type', 'reward_value'], ['referee_discount_type', 'referee_discount_value']] as const) {
     const [typeKey, valueKey] = percentKey;
     if (settings[typeKey] === 'percentage' && (settings[valueKey] ?? 0) > 100) {
-      throw new CliError(`--${valueKey.replace(/_/g, '-')} is a percentage and must be at most 100`);
+      throw new CliError(`${asFlag(valueKey)} is a percentage and must be at most 100`);
     }
   }
-  return Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined));
+  // The brand's one settings schema bounds every value (PATCH /api/v1/brand and the dashboard use it too).
+  const parsed = brandSettingsSchema.partial().safeParse(Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined)));
+  if (!parsed.success) {
+    const [issue] = parsed.error.issues;
+    throw new CliError(`${asFlag(String(issue!.path[0]))} ${issue!.message}`);
+  }
+  return parsed.data;
+}
+
+/** A setting's field name as the flag that sets it: reward_hold_days → --reward-hold-days. */
+const asFlag = (field: string) => `--${field.replace(/_/g, '-')}`;
+
+/** The checks a setting passes beyond the schema (core's Invalid, naming the field), refused as the flag that set it. */
+function checkedAsFlags(check: () => void): void {
+  try {
+    check();
+  } catch (error) {
+    if (error instanceof Invalid) throw new CliError(error.message.replace(/^[a-z_]+/, asFlag));
+    throw error;
+  }
 }
 
 /** `review approve` and `review reject`, once their flags are read. */
@@ -148,7 +165,9 @@ export const coreCommands: Record<string, Command> = {
       const currency = currencyFlag(flags);
       const ownerEmail = optionalFlag(flags, 'owner-email');
       if (ownerEmail !== undefined && !isMailbox(ownerEmail)) throw new CliError(`--owner-email must be an email address (got "${ownerEmail}")`);
-      return { input: { name, plan, ...(currency ? { currency } : {}), ...brandSettingsFlags(flags) }, ownerEmail };
+      const settings = brandSettingsFlags(flags);
+      checkedAsFlags(() => amountsInCurrency(currency ?? DEFAULT_CURRENCY, settings));
+      return { input: { name, plan, ...(currency ? { currency } : {}), ...settings }, ownerEmail };
     },
     ({ input, ownerEmail }, { db, config }) =>
       inTransaction(db, async (trx) => {
@@ -185,7 +204,14 @@ export const coreCommands: Record<string, Command> = {
       if (Object.keys(changes).length === 0) throw new CliError('nothing to change: pass at least one setting');
       return { brandId, changes };
     },
-    async ({ brandId, changes }, { db }) => ({ brand: await inTransaction(db, (trx) => changeSettings(trx, brandId, changes, CLI_OPERATOR.name)) }),
+    async ({ brandId, changes }, { db }) => {
+      const brand = await getBrand(db, brandId);
+      checkedAsFlags(() => {
+        percentagesWithin(brand, changes);
+        amountsInCurrency(brand.currency, changes);
+      });
+      return { brand: await inTransaction(db, (trx) => changeSettings(trx, brandId, changes, CLI_OPERATOR.name)) };
+    },
   ),
   'key create': flagsFirst(
     'key create --brand ID [--label L] [--publishable] [--json]',

@@ -1,5 +1,5 @@
 import { ZodError, type z } from 'zod';
-import { ATTRIBUTION_MODELS, type Brand, LANGUAGES, REFEREE_OFFER_TYPES, REWARD_TYPES } from '../../core/brands/brand';
+import { ATTRIBUTION_MODELS, type Brand, LANGUAGES, MAX_FRAUD_LIMIT, MAX_SETTING_DAYS, REFEREE_OFFER_TYPES, REWARD_TYPES } from '../../core/brands/brand';
 import { DomainError } from '../../core/errors';
 import { brandPatchSchema } from '../schemas/program-request';
 
@@ -13,6 +13,9 @@ export interface SettingField {
   hint?: string;
 }
 
+const DAYS_HINT = `1 to ${MAX_SETTING_DAYS} days.`;
+const FRAUD_LIMIT_HINT = `At most ${MAX_FRAUD_LIMIT.toLocaleString('en-US')}; empty or 0: no limit.`;
+
 /** The settings page's fields, by section, in the brand schema's own names (the same schema as PATCH /api/v1/brand and the CLI check). */
 export const SETTING_SECTIONS: Array<{ title: string; fields: SettingField[] }> = [
   { title: 'Program', fields: [{ name: 'name', label: 'Program (brand) name', kind: 'text' }] },
@@ -21,7 +24,7 @@ export const SETTING_SECTIONS: Array<{ title: string; fields: SettingField[] }> 
     fields: [
       { name: 'reward_type', label: 'Reward type', kind: REWARD_TYPES },
       { name: 'reward_value', label: 'Reward value', kind: 'number', hint: 'An amount in the brand currency, or a percentage of the order (at most 100).' },
-      { name: 'reward_hold_days', label: 'Hold days', kind: 'integer', hint: 'Days a new reward is held before it is approved (returns window); 0 approves at once.' },
+      { name: 'reward_hold_days', label: 'Hold days', kind: 'integer', hint: `Days a new reward is held before it is approved (returns window); 0 approves at once, ${MAX_SETTING_DAYS} at most.` },
       { name: 'allow_pending_redemption', label: 'Advocates may spend held rewards', kind: 'boolean' },
     ],
   },
@@ -40,7 +43,7 @@ export const SETTING_SECTIONS: Array<{ title: string; fields: SettingField[] }> 
     title: 'Attribution',
     fields: [
       { name: 'attribution_model', label: 'Model', kind: ATTRIBUTION_MODELS },
-      { name: 'attribution_window_days', label: 'Window (days)', kind: 'integer' },
+      { name: 'attribution_window_days', label: 'Window (days)', kind: 'integer', hint: DAYS_HINT },
       { name: 'count_test_orders', label: "Count the platform's test orders", kind: 'boolean' },
     ],
   },
@@ -50,9 +53,9 @@ export const SETTING_SECTIONS: Array<{ title: string; fields: SettingField[] }> 
       { name: 'fraud_self_referral', label: 'Hold self-referrals', kind: 'boolean' },
       { name: 'fraud_velocity', label: 'Hold bursts (velocity)', kind: 'boolean' },
       { name: 'fraud_disposable_email', label: 'Hold disposable email addresses', kind: 'boolean' },
-      { name: 'fraud_max_per_advocate_hour', label: 'Most conversions per advocate per hour', kind: 'optional-integer', hint: 'Empty or 0: no limit.' },
-      { name: 'fraud_max_per_ip_day', label: 'Most conversions per shopper IP per day', kind: 'optional-integer', hint: 'Empty or 0: no limit.' },
-      { name: 'fraud_ip_window_days', label: 'Same-IP look-back (days)', kind: 'integer' },
+      { name: 'fraud_max_per_advocate_hour', label: 'Most conversions per advocate per hour', kind: 'optional-integer', hint: FRAUD_LIMIT_HINT },
+      { name: 'fraud_max_per_ip_day', label: 'Most conversions per shopper IP per day', kind: 'optional-integer', hint: FRAUD_LIMIT_HINT },
+      { name: 'fraud_ip_window_days', label: 'Same-IP look-back (days)', kind: 'integer', hint: DAYS_HINT },
     ],
   },
   {
@@ -68,7 +71,7 @@ export const SETTING_SECTIONS: Array<{ title: string; fields: SettingField[] }> 
       { name: 'email_reward_paid', label: 'Reward paid email', kind: 'boolean' },
       { name: 'email_friend_offer', label: "Friend's offer email", kind: 'boolean' },
       { name: 'email_reengagement', label: 'Re-engagement email', kind: 'boolean' },
-      { name: 'reengagement_days', label: 'Re-engage after (days)', kind: 'integer' },
+      { name: 'reengagement_days', label: 'Re-engage after (days)', kind: 'integer', hint: DAYS_HINT },
     ],
   },
   {

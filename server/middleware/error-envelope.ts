@@ -20,13 +20,23 @@ function statusOf(error: DomainError): number {
 
 /**
  * A value PostgreSQL refused, as a sentence, or null: SQLSTATE class 22 (numeric out of range, bad
- * encoding, ...) and 54000 (an index entry too large: an id a schema limit missed). The caller's input.
+ * encoding, ...), 54000 (an index entry too large: an id a schema limit missed) and 23514 (a CHECK
+ * constraint a schema bound missed). The caller's input.
  */
 function refusedValue(error: unknown): string | null {
-  const code = (error as { code?: unknown } | null)?.code;
+  const { code, table, constraint } = (error ?? {}) as { code?: unknown; table?: unknown; constraint?: unknown };
   if (code === '54000') return `a value is too long to be stored: identifiers must be at most ${MAX_IDENTIFIER_BYTES} bytes`;
+  if (code === '23514') return outOfRange(table, constraint);
   if (typeof code === 'string' && code.startsWith('22')) return `invalid value: ${(error as Error).message.split(' - ').pop()}`;
   return null;
+}
+
+/** A CHECK constraint's refusal, naming what it guards when its name tells: PostgreSQL's <table>_<column>_check, or money_amount's. */
+function outOfRange(table: unknown, constraint: unknown): string {
+  if (constraint === 'money_amount_check') return 'an amount is out of range: money has at most 12 digits before the point and 4 decimals';
+  const prefix = `${String(table)}_`;
+  const column = typeof constraint === 'string' && constraint.startsWith(prefix) ? /^(.+)_check$/.exec(constraint.slice(prefix.length))?.[1] : undefined;
+  return `${column ?? 'a value'} is out of the range it may hold`;
 }
 
 /** What an error answers: status, message, stable code, extra body fields and headers. */

@@ -2,7 +2,11 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { currencyCode } from '../../core/currency';
 import { isMailbox, MAILBOX_RULE } from '../../core/mail/mailbox';
-import { hasAtMostDecimals, PERCENT_DECIMALS, parseExchangeRate } from '../../core/money';
+import { parseExchangeRate } from '../../core/money';
+import { amount, discountValue } from '../../core/money-schemas';
+
+/** Money's shapes live in core: the brand's settings are bounded by them too. */
+export { amount, discountValue };
 
 /** Field shapes shared by every request schema, with the limits of DECISIONS.md and docs/api/rest.md (*Limits*). */
 export const MAX_STRING = 2048;
@@ -11,10 +15,6 @@ export const MAX_IDENTIFIER_CHARS = 512;
 export const MAX_IDENTIFIER_BYTES = 1024;
 export const MAX_LINES = 500;
 export const MAX_METADATA_BYTES = 16 * 1024;
-const MAX_AMOUNT = 999_999_999_999.9999; // money_amount: 12 digits, at most 4 decimals
-/** 10^-MAX_EXPONENT, written out (10 ** -4 is 0.00009999999999999999). */
-const MIN_MINOR_UNIT = 0.0001;
-const MAX_DISCOUNT_VALUE = 9_999_999_999.9999; // numeric(14,4)
 
 /** Free text that is stored but never indexed (names, URLs, reasons). */
 export const text = () => z.string().max(MAX_STRING, { error: `must be at most ${MAX_STRING} characters` });
@@ -32,18 +32,6 @@ export const identifier = () => withinIdentifierLimits(z.string().trim().min(1, 
 /** An optional identifier a client may send empty (a device's blank storage): the same limits, '' allowed. */
 export const looseIdentifier = () => withinIdentifierLimits(z.string());
 
-/**
- * A JSON number of money in major units: not a string, not negative, at most 12 digits before the
- * point. Its decimals are checked against its currency (JPY 0, USD 2, KWD 3) by the use case,
- * which knows the currency; no currency has more than 4.
- */
-export const amount = () =>
-  z
-    .number()
-    .nonnegative({ error: 'must not be negative' })
-    .max(MAX_AMOUNT, { error: `must be at most ${MAX_AMOUNT}` })
-    .meta({ multipleOf: MIN_MINOR_UNIT, description: "At most as many decimals as the currency's minor unit (JPY 0, USD 2, KWD 3)" });
-
 /** An ISO 4217 code, any case ("eur" is EUR). */
 export const currency = () =>
   z
@@ -57,15 +45,6 @@ export const exchangeRate = () =>
     .union([z.string(), z.number()])
     .refine((value) => parseExchangeRate(value) !== null, { error: 'must be a positive decimal such as "1.0825" (at most 12 decimals)' })
     .meta({ description: "Brand-currency units per 1 unit of `currency`; required when `currency` is not the brand's", example: '1.0825' });
-
-/** discount_value: an amount, or a percentage with up to four decimals (numeric(14,4)). */
-export const discountValue = () =>
-  z
-    .number()
-    .nonnegative({ error: 'must not be negative' })
-    .max(MAX_DISCOUNT_VALUE, { error: `must be at most ${MAX_DISCOUNT_VALUE}` })
-    .refine((value) => hasAtMostDecimals(value, PERCENT_DECIMALS), { error: `must have at most ${PERCENT_DECIMALS} decimals` })
-    .meta({ multipleOf: 10 ** -PERCENT_DECIMALS });
 
 export const email = () => identifier().regex(/^[^\s@]+@[^\s@]+$/, { error: 'must be an email address' });
 

@@ -39,3 +39,12 @@ export function metric(html: string, name: string): string {
 export function expectMetrics(html: string, expected: Record<string, string>): void {
   expect(Object.fromEntries(Object.keys(expected).map((name) => [name, metric(html, name)]))).toEqual(expected);
 }
+
+/** The settings page's form as a browser would post it unchanged: text inputs, ticked checkboxes, selected options. */
+export function settingsFormOf(html: string): Record<string, string> {
+  const form: Record<string, string> = {};
+  for (const match of html.matchAll(/<input type="text" id="setting-([a-z_]+)" name="[a-z_]+" value="([^"]*)"/g)) form[match[1]!] = match[2]!;
+  for (const match of html.matchAll(/<input type="checkbox" id="setting-([a-z_]+)" name="[a-z_]+" checked/g)) form[match[1]!] = 'on';
+  for (const match of html.matchAll(/<select id="setting-([a-z_]+)" name="[a-z_]+"[^>]*>[\s\S]*?<option value="([^"]+)" selected/g)) form[match[1]!] = match[2]!;
+  return form;
+}

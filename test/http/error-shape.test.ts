@@ -1,4 +1,5 @@
 import { givenAdvocate, givenBrand } from '../helpers/fixtures';
+import { errorAnswer } from '../../server/middleware/error-envelope';
 import { signedHeaders } from '../helpers/signed-convert';
 import { GENEROUS_LIMITS, type TestApp, startTestApp } from '../helpers/test-app';
 
@@ -80,6 +81,21 @@ describe('every error body is {success: false, error, code}', () => {
     const refused = await limited.http.post('/api/v1/track/check-eligibility').set(brand.headers).send(body);
     expectError(refused, 429, 'rate_limited', /rate limit exceeded/);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+  });
+});
+
+describe('a CHECK constraint a schema bound missed is the caller\'s 400, not a 500', () => {
+  /** PostgreSQL's own refusal of `change` to a fresh brand (rolled back), as the envelope answers it. */
+  async function answerTo(change: Record<string, unknown>) {
+    const brand = await givenBrand(t.db);
+    const refusal = await t.db.transaction(async (trx) => trx('brands').where({ brand_id: brand.brandId }).update(change)).catch((error: unknown) => error);
+    const ctx = { path: '/api/v1/brand', app: t.app } as unknown as Parameters<typeof errorAnswer>[0];
+    return { sqlstate: (refusal as { code?: string }).code, ...errorAnswer(ctx, refusal) };
+  }
+
+  it('names the column of a table\'s check and says what an amount holds (issue 39: referee_discount_cap 1e300 was a 500)', async () => {
+    expect(await answerTo({ fraud_ip_window_days: 0 })).toMatchObject({ sqlstate: '23514', status: 400, code: 'invalid_request', error: 'fraud_ip_window_days is out of the range it may hold' });
+    expect(await answerTo({ referee_discount_cap: '1e300' })).toMatchObject({ sqlstate: '23514', status: 400, code: 'invalid_request', error: expect.stringMatching(/^an amount is out of range: .*12 digits/) });
   });
 });
 

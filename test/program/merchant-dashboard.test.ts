@@ -7,7 +7,7 @@ import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { TEST_SECRET, type TestApp, startTestApp } from '../helpers/test-app';
 import { lockKey } from '../../core/db/advisory-lock';
 import { afterAnswerSettled } from '../../server/after-answer';
-import { csrfTokenOf, signedInAgent } from '../dashboard/dashboard-helpers';
+import { csrfTokenOf, settingsFormOf, signedInAgent } from '../dashboard/dashboard-helpers';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -162,10 +162,7 @@ describe('program settings in the dashboard', () => {
   it('shows an invalid value next to its field and saves nothing; a valid one is saved and audited before → after', async () => {
     const { brand, agent, csrf, email } = await brandWithUser('admin', { referee_discount_type: 'fixed', referee_discount_value: 5 });
     const page = await agent.get('/dashboard/settings');
-    const form: Record<string, string> = {};
-    for (const match of page.text.matchAll(/<input type="text" id="setting-([a-z_]+)" name="[a-z_]+" value="([^"]*)"/g)) form[match[1]!] = match[2]!;
-    for (const match of page.text.matchAll(/<input type="checkbox" id="setting-([a-z_]+)" name="[a-z_]+" checked/g)) form[match[1]!] = 'on';
-    for (const match of page.text.matchAll(/<select id="setting-([a-z_]+)" name="[a-z_]+"[^>]*>[\s\S]*?<option value="([^"]+)" selected/g)) form[match[1]!] = match[2]!;
+    const form = settingsFormOf(page.text);
     const bad = await agent.post('/dashboard/settings').type('form').send({ ...form, csrf_token: csrf, referee_discount_value: 'lots' });
     expect(bad.status).toBe(400);
     expect(bad.text).toContain('id="setting-referee_discount_value-error">Offer value must be a number, like 15 or 12.50<');
