@@ -23,7 +23,7 @@ const APP_SECRET = 'bench-custom-app-secret';
 export async function shopifyOrdersPaid(baseUrl: string, db: Database, tenant: BenchTenant): Promise<ShopifyScenario> {
   if (!(await routeExists(baseUrl, WEBHOOK_PATH))) return { ready: false, reason: 'route not present' };
   await inTransaction(db, (trx) =>
-    connectCustomApp(trx, { brandId: tenant.brandId, shop: SHOP, accessToken: 'shpat_bench', apiSecret: APP_SECRET, encryptionSecret: BENCH_KEY_SECRET, currency: 'USD' }),
+    connectCustomApp(trx, { brandId: tenant.brandId, shop: SHOP, accessToken: 'shpat_bench', apiSecret: APP_SECRET, encryptionSecret: BENCH_KEY_SECRET, currency: 'USD', actor: 'bench' }),
   );
   let sequence = 0;
   const runId = Date.now();

@@ -1,6 +1,6 @@
 import { requireCurrency } from '../../core/currency';
 import { inTransaction } from '../../core/db/transaction';
-import { CliError, type Command, brandFlag, choiceFlag, flagsFirst, numberFlag, optionalFlag, requiredFlag } from '../../server/http';
+import { CLI_OPERATOR, CliError, type Command, brandFlag, choiceFlag, flagsFirst, numberFlag, optionalFlag, requiredFlag } from '../../server/http';
 import { adminApiForBrand } from './admin-api';
 import { customAppCredentials } from './custom-app-credentials';
 import { inboxCounts, listInbox, requeueDelivery } from './inbox';
@@ -48,7 +48,7 @@ export function shopifyCommands(settings: ShopifySettings): Record<string, Comma
           throw new Error(`Shopify refused the access token for ${shop}: ${(error as Error).message}`);
         }
         await inTransaction(db, (trx) =>
-          connectCustomApp(trx, { brandId, shop, apiSecret, encryptionSecret: config.keyEncryptionSecret, currency: requireCurrency(currency, 'shop.currencyCode'), ...stored }),
+          connectCustomApp(trx, { brandId, shop, apiSecret, encryptionSecret: config.keyEncryptionSecret, currency: requireCurrency(currency, 'shop.currencyCode'), actor: CLI_OPERATOR.name, ...stored }),
         );
         const webhooks = appUrl
           ? await subscribeAndRecord(db, { brand_id: brandId, shop_domain: shop }, api, webhookUrl(appUrl))

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { createApiKey } from '../../core/brands/api-keys';
 import { type Brand, type Plan, createBrand, getBrand, updateBrand } from '../../core/brands/brand';
 import { encryptSecret } from '../../core/brands/key-encryption';
+import { recordAudit } from '../../core/audit/audit-log';
 import { Conflict } from '../../core/errors';
 import { saveClientId } from './client-credentials';
 import { KnexSessionStorage } from './session-storage';
@@ -47,23 +48,32 @@ export async function installShop(
     scopes: input.session.scope ?? null,
   });
   await new KnexSessionStorage(trx, input.encryptionSecret).storeSession(input.session);
+  // The shop's own act, recorded like a merchant's change (a new key by its prefix, never whole).
+  await recordAudit(trx, {
+    brandId: result.brand.brand_id,
+    actor: `Shopify (${shop})`,
+    action: result.reinstalled ? 'shopify.reinstall' : 'shopify.install',
+    subject: `shop:${shop}`,
+    after: { shop, app_kind: 'public', scopes: input.session.scope ?? null, status: 'active', ...(result.api_key ? { key_prefix: result.api_key.slice(0, 10) } : {}) },
+  });
   return result;
 }
 
 /**
  * `shopify connect`: links an existing brand to a shop through the merchant's own custom app: a
  * Dev Dashboard app (its client id, its first client-credentials session) or a legacy permanent
- * Admin API token; either way with its secret, which signs its webhooks.
+ * Admin API token; either way with its secret, which signs its webhooks. The audit log names `actor`.
  */
 export async function connectCustomApp(
   trx: Knex.Transaction,
-  input: { brandId: string; shop: string; apiSecret: string; encryptionSecret: string; currency: string } & (
+  input: { brandId: string; shop: string; apiSecret: string; encryptionSecret: string; currency: string; actor: string } & (
     | { accessToken: string }
     | { clientId: string; session: Session }
   ),
 ): Promise<Brand> {
   await lockShop(trx, input.shop);
-  const inCurrency = await brandInShopCurrency(trx, await getBrand(trx, input.brandId), input.currency);
+  const before = await getBrand(trx, input.brandId);
+  const inCurrency = await brandInShopCurrency(trx, before, input.currency);
   const brand = inCurrency.store_url ? inCurrency : await updateBrand(trx, inCurrency.brand_id, { store_url: `https://${input.shop}` });
   const link = await findShopLink(trx, input.shop);
   if (link && link.brand_id !== brand.brand_id) {
@@ -82,7 +92,17 @@ export async function connectCustomApp(
       ? input.session
       : new Session({ id: `offline_${input.shop}`, shop: input.shop, state: '', isOnline: false, accessToken: input.accessToken }),
   );
-  return brand.status === 'active' ? brand : updateBrand(trx, brand.brand_id, { status: 'active' });
+  const after = brand.status === 'active' ? brand : await updateBrand(trx, brand.brand_id, { status: 'active' });
+  const moved = (['currency', 'store_url', 'status'] as const).filter((field) => before[field] !== after[field]);
+  await recordAudit(trx, {
+    brandId: after.brand_id,
+    actor: input.actor,
+    action: 'shopify.connect',
+    subject: `shop:${input.shop}`,
+    before: moved.length ? Object.fromEntries(moved.map((field) => [field, before[field]])) : null,
+    after: { shop: input.shop, app_kind: 'custom', ...Object.fromEntries(moved.map((field) => [field, after[field]])) },
+  });
+  return after;
 }
 
 /**

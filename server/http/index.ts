@@ -11,6 +11,7 @@ export type { ConnectionSection, ConnectionTable, Connector, ConnectorDeps, Conn
 export { type CliEnv, type Command, flagsFirst } from '../cli/command';
 export { type Flags, brandFlag, choiceFlag, numberFlag, optionalFlag, requiredFlag } from '../cli/args';
 export { CliError } from '../cli/cli-error';
+export { CLI_OPERATOR } from '../cli/user-commands';
 export { parseEnvSettings } from '../env-number';
 // One address rule, and one rule for a name typed with it, for every place that takes them (issue 39).
 export { mailbox } from '../schemas/fields';

@@ -55,6 +55,12 @@ describe('app/uninstalled and the privacy topics', () => {
     const again = await installApp(context.app, context.fake, installed.shop);
     expect(again.brandId).toBe(installed.brandId);
     expect((await findBrand(context.app.db, installed.brandId))!.status).toBe('active');
+    // The audit log shows the shop's install, uninstall and reinstall, by the shop (issue 39, 5: they were missing).
+    const audit = await context.app.db('audit_log').where({ brand_id: installed.brandId }).orderBy('entry_id').select('actor', 'action', 'subject', 'after');
+    expect(audit.map((entry) => [entry.actor, entry.action, entry.subject])).toEqual(
+      ['shopify.install', 'shopify.uninstall', 'shopify.reinstall'].map((action) => [`Shopify (${installed.shop})`, action, `shop:${installed.shop}`]),
+    );
+    expect(JSON.stringify(audit)).not.toContain(installed.apiKey!);
   });
 
   it('an uninstall that happened before the latest install does not undo it', async () => {

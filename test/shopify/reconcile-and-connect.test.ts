@@ -210,6 +210,10 @@ describe('referrals shopify connect (a merchant\'s own custom app)', () => {
     expect(link).toMatchObject({ shop_domain: shop, app_kind: 'custom', status: 'installed', created_brand: false });
     expect(link.api_secret_encrypted).not.toContain('custom-app-secret');
     expect(JSON.stringify(await context.app.db('shopify_sessions').where({ brand_id: brand.brandId }))).not.toContain('shpat_custom_token');
+    // Audited as the operator's change, never with the token or the secret (issue 39, 5: it was missing).
+    const audit = await context.app.db('audit_log').where({ brand_id: brand.brandId, action: 'shopify.connect' });
+    expect(audit).toEqual([expect.objectContaining({ actor: 'operator (CLI)', subject: `shop:${shop}` })]);
+    expect(JSON.stringify(audit)).not.toMatch(/shpat_custom_token|custom-app-secret/);
 
     const order = fixtureText('order-with-discount-code.shopify-api-fixture.json');
     expect((await sendWebhook(context.app, order, { topic: 'orders/paid', shop, secret: 'not-the-custom-secret' })).status).toBe(401);

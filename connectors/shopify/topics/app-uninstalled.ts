@@ -1,3 +1,4 @@
+import { recordAudit } from '../../../core/audit/audit-log';
 import { updateBrand } from '../../../core/brands/brand';
 import { deleteShopSessions } from '../session-storage';
 import { markShopUninstalled } from '../shop-links';
@@ -14,5 +15,13 @@ export const handleAppUninstalled: TopicHandler = async (trx, brand, delivery) =
   await updateBrand(trx, brand.brand_id, { status: 'uninstalled' });
   await markShopUninstalled(trx, brand.brand_id, delivery.shop_domain);
   const sessionsDeleted = await deleteShopSessions(trx, brand.brand_id, delivery.shop_domain);
+  await recordAudit(trx, {
+    brandId: brand.brand_id,
+    actor: `Shopify (${delivery.shop_domain})`,
+    action: 'shopify.uninstall',
+    subject: `shop:${delivery.shop_domain}`,
+    before: { status: brand.status },
+    after: { status: 'uninstalled' },
+  });
   return { outcome: 'uninstalled', result: { sessions_deleted: sessionsDeleted } };
 };
