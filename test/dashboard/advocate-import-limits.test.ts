@@ -59,15 +59,15 @@ function anotherBrandsTraffic(url: string, headers: Record<string, string>, code
   };
 }
 
-/** POSTs a multipart body of `size` bytes (a file part of zeros), streamed in 64 KiB chunks without Content-Length: the bytes written when the answer came. */
-function postHugeUpload(url: string, headers: Record<string, string>, size: number): Promise<{ status: number; sentBytes: number; text: string }> {
+/** POSTs a multipart body of about `size` bytes (one file part), streamed in 64 KiB chunks, with Content-Length or without (chunked): the bytes written when the answer came. */
+function postHugeUpload(url: string, headers: Record<string, string>, size: number, declared: boolean): Promise<{ status: number; sentBytes: number; text: string }> {
   const boundary = 'hugeupload';
   const head = Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="huge.csv"\r\ncontent-type: text/csv\r\n\r\n`);
   const chunk = Buffer.alloc(64 * 1024, 'a');
   return new Promise((resolve, reject) => {
     let sentBytes = 0;
     let answered = false;
-    const request = http.request(url, { method: 'POST', headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}`, 'transfer-encoding': 'chunked' } }, (response) => {
+    const request = http.request(url, { method: 'POST', headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}`, ...(declared ? { 'content-length': String(size + 64 * 1024) } : { 'transfer-encoding': 'chunked' }) } }, (response) => {
       answered = true;
       const atAnswer = sentBytes;
       let text = '';
@@ -122,17 +122,21 @@ describe('advocate import: what one upload may cost the process', () => {
     expect(longestBlockMs).toBeLessThanOrEqual(100);
   });
 
-  it('answers 413 to a 150 MB upload after reading not much more than the 20 MiB limit, streamed with no Content-Length', async () => {
+  it('answers 413 to a 150 MB upload after reading not much more than the 20 MiB limit (streamed with no Content-Length), or none of it (Content-Length over the limit)', async () => {
     // Issue 39, finding 7: a 150 MB body was read in full before its 413.
     const { cookie } = await importer();
     const server = await listen(t.app);
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/dashboard/advocates/import`;
-      const huge = await postHugeUpload(url, { cookie }, 150 * 1_048_576);
+      const huge = await postHugeUpload(url, { cookie }, 150 * 1_048_576, false);
       expect(huge.status).toBe(413);
       expect(huge.text).toContain('larger than 20 MiB');
       // What the client had written when the answer came: the limit, plus what the sockets' buffers hold.
       expect(huge.sentBytes).toBeLessThan(28 * 1_048_576);
+      // Declared by its Content-Length, it is refused before its body is read.
+      const declared = await postHugeUpload(url, { cookie }, 150 * 1_048_576, true);
+      expect(declared.status).toBe(413);
+      expect(declared.sentBytes).toBeLessThan(8 * 1_048_576);
     } finally {
       await closeServer(server);
     }
