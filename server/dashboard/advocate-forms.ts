@@ -6,7 +6,7 @@ import { Invalid } from '../../core/errors';
 import { addAdvocate, addAdvocateCode, changeAdvocateStatus, editAdvocate } from '../../core/program/merchant-changes';
 import type { Ctx } from '../app-context';
 import { addCodeSchema, createAdvocateSchema, updateAdvocateSchema } from '../schemas/advocate-request';
-import { MAX_IMPORT_BYTES, MAX_IMPORT_ROWS, parseAdvocatesCsv } from './advocate-import';
+import { MAX_IMPORT_BYTES, MAX_IMPORT_ROWS, readAdvocatesCsv } from './advocate-import';
 import { sendCsv } from './csv-export';
 import { pathIdOf } from './dashboard-query';
 import { runForm, seeOther } from './form-actions';
@@ -99,15 +99,15 @@ export async function changeAdvocateForm(ctx: Ctx, id: string, action: 'edit' | 
   );
 }
 
-/** POST /dashboard/advocates/import: the file checked line by line now; the worker creates the advocates, in chunks, with progress. */
+/** POST /dashboard/advocates/import: the file checked line by line as it arrives; the worker creates the advocates, in chunks, with progress. */
 export async function importAdvocatesForm(ctx: Ctx, back: (refusal: Refusal) => Promise<void>): Promise<void> {
-  const upload = await readUpload(ctx, MAX_IMPORT_BYTES);
+  const upload = await readUpload(ctx, MAX_IMPORT_BYTES, readAdvocatesCsv);
   await runForm(
     ctx,
     upload.fields,
     async () => {
-      if (!upload.file || upload.file.text.trim() === '') throw new Invalid('file: choose the advocates file (CSV) to import');
-      const { rows, refused } = parseAdvocatesCsv(upload.file.text);
+      if (!upload.file) throw new Invalid('file: choose the advocates file (CSV) to import');
+      const { rows, refused } = upload.file.read();
       const viewer = ctx.state.viewer!;
       const sendWelcome = upload.fields.get('send_welcome') === 'on';
       const created = await inTransaction(ctx.app.context.deps.db, (trx) => createImport(trx, viewer.brand.brand_id, { rows, refused, fileName: upload.file!.name.slice(0, 200), sendWelcome, actor: viewer.actor }));

@@ -1,49 +1,70 @@
-import { parse } from 'csv-parse/sync';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { setImmediate } from 'node:timers/promises';
+import { CsvError, parse } from 'csv-parse';
 import type { ImportRefusal, ImportRow } from '../../core/advocates/advocate-imports';
 import { Invalid } from '../../core/errors';
 import { createAdvocateSchema } from '../schemas/advocate-request';
+import { csvLineLimits } from './csv-line-limits';
 
 /** The most rows one file may hold. */
 export const MAX_IMPORT_ROWS = 100_000;
 /** 100,000 rows of email, names and code fit well within this. */
 export const MAX_IMPORT_BYTES = 20 * 1_048_576;
 
+/** Lines checked in one turn of the event loop (a few milliseconds). */
+const LINES_PER_TURN = 100;
+
 /** A header as the merchant wrote it ("First name", "first-name", "FIRST_NAME") → first_name. */
 const columnName = (header: string) => header.trim().toLowerCase().replace(/[\s-]+/g, '_');
 
 /**
- * An advocates CSV (email, first_name, last_name, optional code; headers in any case, any order)
- * → the rows to create and the lines refused, each line checked by the same schema as
- * POST /api/v1/advocates. A file that is not CSV, has no email or first_name column, or holds more
- * than 100,000 rows is refused whole (400).
+ * An advocates CSV (email, first_name, last_name, optional code; headers in any case, any order),
+ * read as it arrives → the rows to create and the lines refused, each line checked by the same
+ * schema as POST /api/v1/advocates. A file that is not CSV, has no email or first_name column,
+ * holds more than 100,000 rows or breaks a line limit (csv-line-limits.ts) is refused whole (400),
+ * as soon as that shows: the rest is not parsed.
  */
-export function parseAdvocatesCsv(text: string): { rows: ImportRow[]; refused: ImportRefusal[] } {
-  let records: Array<{ record: Record<string, string>; info: { lines: number } }>;
-  try {
-    records = parse(text, { columns: (headers: string[]) => headers.map(columnName), skip_empty_lines: true, trim: true, bom: true, info: true, relax_column_count: true });
-  } catch (error) {
-    throw new Invalid(`file: not a CSV file we can read (${(error as Error).message})`);
-  }
-  if (records.length === 0) throw new Invalid('file: no advocate rows (the first line names the columns: email,first_name,last_name,code)');
-  for (const column of ['email', 'first_name']) {
-    if (!(column in records[0]!.record)) throw new Invalid(`file: no ${column} column (the first line names the columns: email,first_name,last_name,code)`);
-  }
-  if (records.length > MAX_IMPORT_ROWS) throw new Invalid(`file: ${records.length.toLocaleString('en-US')} rows; at most ${MAX_IMPORT_ROWS.toLocaleString('en-US')} per file`);
+export async function readAdvocatesCsv(file: Readable): Promise<{ rows: ImportRow[]; refused: ImportRefusal[] }> {
   const rows: ImportRow[] = [];
   const refused: ImportRefusal[] = [];
-  for (const { record, info } of records) {
-    const input = {
-      email: record.email ?? '',
-      first_name: record.first_name ?? '',
-      ...(record.last_name ? { last_name: record.last_name } : {}),
-      ...(record.code ? { code: record.code } : {}),
-    };
-    const checked = createAdvocateSchema.safeParse(input);
-    if (checked.success) rows.push({ line: info.lines, ...checked.data });
-    else {
-      const issue = checked.error.issues[0]!;
-      refused.push({ line: info.lines, field: String(issue.path[0] ?? 'row'), reason: issue.message });
+  let columnAt = null as Map<string, number> | null;
+  const lines = async (records: AsyncIterable<{ record: string[]; info: { lines: number } }>) => {
+    for await (const { record, info } of records) {
+      if (!columnAt) {
+        columnAt = new Map(record.map((header, at) => [columnName(header), at]));
+        for (const column of ['email', 'first_name']) {
+          if (!columnAt.has(column)) throw new Invalid(`file: no ${column} column (the first line names the columns: email,first_name,last_name,code)`);
+        }
+        continue;
+      }
+      const read = rows.length + refused.length;
+      // The bytes the upload's streams hold already would be checked in one turn of the event loop: other requests go between.
+      if (read % LINES_PER_TURN === 0) await setImmediate();
+      if (read === MAX_IMPORT_ROWS) throw new Invalid(`file: more than ${MAX_IMPORT_ROWS.toLocaleString('en-US')} rows; at most ${MAX_IMPORT_ROWS.toLocaleString('en-US')} per file`);
+      const at = columnAt;
+      const field = (name: string) => record[at.get(name) ?? -1] ?? '';
+      const input = {
+        email: field('email'),
+        first_name: field('first_name'),
+        ...(field('last_name') ? { last_name: field('last_name') } : {}),
+        ...(field('code') ? { code: field('code') } : {}),
+      };
+      const checked = createAdvocateSchema.safeParse(input);
+      if (checked.success) rows.push({ line: info.lines, ...checked.data });
+      else {
+        const issue = checked.error.issues[0]!;
+        refused.push({ line: info.lines, field: String(issue.path[0] ?? 'row'), reason: issue.message });
+      }
     }
+  };
+  try {
+    await pipeline(file, csvLineLimits(), parse({ skip_empty_lines: true, trim: true, bom: true, info: true, relax_column_count: true }), lines);
+  } catch (error) {
+    if (error instanceof CsvError) throw new Invalid(`file: not a CSV file we can read (${error.message})`);
+    throw error;
   }
+  if (!columnAt) throw new Invalid('file: choose the advocates file (CSV) to import');
+  if (rows.length + refused.length === 0) throw new Invalid('file: no advocate rows (the first line names the columns: email,first_name,last_name,code)');
   return { rows, refused };
 }

@@ -10,7 +10,7 @@ import { parsePaidCsv, payoutsCsv } from '../cli/payouts-csv';
 import { runForm, seeOther } from './form-actions';
 import { countOf, doneOf } from './form-notice';
 import { renderPage } from './render-page';
-import { readUpload } from './upload';
+import { fileText, readUpload } from './upload';
 
 const PAGE = '/dashboard/payouts';
 /** A paid file lists at most 10,000 payouts (as POST /api/v1/payouts/mark-paid does): well under this. */
@@ -60,17 +60,18 @@ export async function payoutsPage(ctx: Ctx, refusal?: { status: number; message:
 
 /** POST /dashboard/payouts/paid: the paid file (the downloaded CSV, or any with payout_id, advocate_id, amount), recorded all or none. */
 export async function uploadPaidForm(ctx: Ctx): Promise<void> {
-  const upload = await readUpload(ctx, MAX_PAID_FILE_BYTES);
+  const upload = await readUpload(ctx, MAX_PAID_FILE_BYTES, fileText);
   await runForm(
     ctx,
     upload.fields,
     async () => {
-      if (!upload.file || upload.file.text.trim() === '') throw new Invalid('file: choose the paid payouts file (CSV) to upload');
+      const text = upload.file?.read() ?? '';
+      if (text.trim() === '') throw new Invalid('file: choose the paid payouts file (CSV) to upload');
       let rows;
       try {
-        rows = parsePaidCsv(upload.file.text);
+        rows = parsePaidCsv(text);
       } catch (error) {
-        if (error instanceof CliError) throw new Invalid(`file ${upload.file.name}: ${error.message}`);
+        if (error instanceof CliError) throw new Invalid(`file ${upload.file!.name}: ${error.message}`);
         throw error;
       }
       if (rows.length > 10_000) throw new Invalid('file: at most 10,000 payouts per file');
