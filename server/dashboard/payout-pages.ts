@@ -10,11 +10,12 @@ import { parsePaidCsv, payoutsCsv } from '../cli/payouts-csv';
 import { runForm, seeOther } from './form-actions';
 import { countOf, doneOf } from './form-notice';
 import { renderPage } from './render-page';
-import { fileText, readUpload } from './upload';
+import { limitedCsvText, readUpload } from './upload';
 
 const PAGE = '/dashboard/payouts';
 /** A paid file lists at most 10,000 payouts (as POST /api/v1/payouts/mark-paid does): well under this. */
 const MAX_PAID_FILE_BYTES = 5 * 1_048_576;
+const MAX_PAID_ROWS = 10_000;
 
 /** The status line after a paid file: the redirect carries its counts and total (numbers, never text). */
 function paidNotice(ctx: Ctx, currency: string): string | null {
@@ -60,7 +61,7 @@ export async function payoutsPage(ctx: Ctx, refusal?: { status: number; message:
 
 /** POST /dashboard/payouts/paid: the paid file (the downloaded CSV, or any with payout_id, advocate_id, amount), recorded all or none. */
 export async function uploadPaidForm(ctx: Ctx): Promise<void> {
-  const upload = await readUpload(ctx, MAX_PAID_FILE_BYTES, fileText);
+  const upload = await readUpload(ctx, MAX_PAID_FILE_BYTES, limitedCsvText(MAX_PAID_ROWS));
   await runForm(
     ctx,
     upload.fields,
@@ -74,7 +75,7 @@ export async function uploadPaidForm(ctx: Ctx): Promise<void> {
         if (error instanceof CliError) throw new Invalid(`file ${upload.file!.name}: ${error.message}`);
         throw error;
       }
-      if (rows.length > 10_000) throw new Invalid('file: at most 10,000 payouts per file');
+      if (rows.length > MAX_PAID_ROWS) throw new Invalid('file: at most 10,000 payouts per file');
       const viewer = ctx.state.viewer!;
       const result = await inTransaction(ctx.app.context.deps.db, (trx) => recordPayouts(trx, viewer.brand, rows, viewer.actor));
       seeOther(ctx, PAGE, { done: 'recorded', recorded: result.recorded, skipped: result.already_recorded, total: result.total_paid });

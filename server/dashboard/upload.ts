@@ -2,6 +2,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import busboy from 'busboy';
 import type { Ctx } from '../app-context';
 import { HttpError } from '../http-error';
+import { csvLineLimits } from './csv-line-limits';
 
 /** A form with one file (multipart/form-data): its fields, and the file's name and what was read from it. */
 export interface Upload<T> {
@@ -14,10 +15,18 @@ export interface Upload<T> {
 const FORM_ALLOWANCE_BYTES = 256 * 1024;
 
 /** A file's bytes as text: for a file small enough (a few MiB) to parse at once. */
-export async function fileText(file: Readable): Promise<string> {
+async function fileText(file: Readable): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of file) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * A small CSV's text, read through the same line limits as the advocates import (and at most
+ * `maxRows` rows): a file the CSV parser would spend seconds on in one go is refused as it arrives.
+ */
+export function limitedCsvText(maxRows: number): (file: Readable) => Promise<string> {
+  return (file) => fileText(file.pipe(csvLineLimits(maxRows)));
 }
 
 /**
