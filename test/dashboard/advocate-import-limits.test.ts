@@ -149,18 +149,12 @@ describe('advocate import: what one upload may cost the process', () => {
     const hostile = Buffer.from('"",'.repeat(1_700_000));
     const many = Buffer.from(['payout_id,advocate_id,amount', ...Array.from({ length: 10_001 }, (_, i) => `P-${i},${i + 1},1.00`)].join('\n'));
     const blocks = watchEventLoopBlocks();
-    let longestBlockMs: number;
-    try {
-      const wide = await agent.post('/dashboard/payouts/paid').field('csrf_token', csrf).attach('file', hostile, 'paid.csv');
-      expect(wide.status).toBe(400);
-      expect(wide.text).toContain('file: line 1 has more than 50 columns');
-      const long = await agent.post('/dashboard/payouts/paid').field('csrf_token', csrf).attach('file', many, 'paid.csv');
-      expect(long.status).toBe(400);
-      expect(long.text).toContain('file: more than 10,000 rows; at most 10,000 per file');
-    } finally {
-      longestBlockMs = blocks.stop();
-    }
-    expect(longestBlockMs).toBeLessThanOrEqual(100);
+    const answers = [];
+    for (const file of [hostile, many]) answers.push(await agent.post('/dashboard/payouts/paid').field('csrf_token', csrf).attach('file', file, 'paid.csv'));
+    expect(blocks.stop()).toBeLessThanOrEqual(100);
+    expect(answers.map((answer) => answer.status)).toEqual([400, 400]);
+    expect(answers[0]!.text).toContain('file: line 1 has more than 50 columns');
+    expect(answers[1]!.text).toContain('file: more than 10,000 rows; at most 10,000 per file');
   });
 
   it('refuses a file with more than 50 columns, or a line longer than 10,000 characters, saying the limit', async () => {

@@ -27,7 +27,7 @@ export function watchEventLoopBlocks(): { stop: () => number } {
     const now = mainThreadCpuMs();
     longest = Math.max(longest, now - last);
     last = now;
-  }, PROBE_MS);
+  }, PROBE_MS).unref();
   return {
     stop: () => {
       clearInterval(probe);
