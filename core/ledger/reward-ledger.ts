@@ -200,6 +200,28 @@ export interface RewardBalance {
   voided: number;
   /** What a payout may pay now: approved − redeemed, at least 0. */
   payable: number;
+  /**
+   * What the advocate owes: refunds or voids took back money already paid out or spent, beyond
+   * what they have (redeemed − approved, at least 0); their next rewards pay it off first.
+   */
+  owed: number;
+}
+
+/**
+ * Approved money not paid out or spent, as it is paid or owed: above zero it is payable, below
+ * zero owed (the one definition of owed, for every page, CSV and API); the other is 0.
+ */
+export function payableOrOwed(unspent: Minor): { payable: Minor; owed: Minor } {
+  return { payable: Math.max(0, unspent), owed: Math.max(0, -unspent) };
+}
+
+/**
+ * The figures as a person reads them: what is owed is shown as owed, so the spendable balance and
+ * "approved, not paid out" never read below zero (the API's `balance` and `approved` are the
+ * ledger's sums and may).
+ */
+export function figuresAsShown<T extends Pick<RewardBalance, 'balance' | 'approved'>>(figures: T): T {
+  return { ...figures, balance: Math.max(0, figures.balance), approved: Math.max(0, figures.approved) };
 }
 
 /** The figures from one advocate's sums by kind (each kind's signed sum, in minor units of `currency`). */
@@ -217,6 +239,7 @@ export function balanceFrom(
   const approved = credited - reversed + sum('void') - paid;
   const exponent = currencyExponent(currency);
   const amount = (minor: Minor) => amountFromMinor(minor, exponent);
+  const { payable, owed } = payableOrOwed(approved - redeemed);
   return {
     advocate_id: advocateId,
     currency,
@@ -228,7 +251,8 @@ export function balanceFrom(
     approved: amount(approved),
     paid: amount(paid),
     voided: amount(-sum('void') - sum('hold_void')),
-    payable: amount(Math.max(0, approved - redeemed)),
+    payable: amount(payable),
+    owed: amount(owed),
   };
 }
 
