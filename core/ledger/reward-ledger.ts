@@ -3,6 +3,9 @@ import type { Executor } from '../db/transaction';
 import { currencyExponent } from '../currency';
 import { type Minor, amountFromMinor, decimalFromMinor, minorFromDecimal, prorate } from '../money';
 import { HELD_KINDS, type LedgerEntryKind } from './entry-kind';
+import type { RewardBalance } from './reward-balance';
+
+export type { RewardBalance } from './reward-balance';
 
 /**
  * The append-only ledger of advocate rewards: the one place that writes or sums it. Every entry is
@@ -175,36 +178,6 @@ export async function returnRedemption(db: Executor, entry: RefundShare & { clai
     amount: decimalFromMinor(amount, entry.exponent),
   });
   return amount;
-}
-
-/** An advocate's figures (docs/merchants/reward-lifecycle.md "Balance figures"), in major units. */
-export interface RewardBalance {
-  advocate_id: number;
-  /** The brand's currency: every entry of the ledger is in it, so a balance never mixes two. */
-  currency: string;
-  /** Ever credited as approved (spendable) money: the `credit` entries. */
-  credited: number;
-  /** Taken back from approved money by refunds. */
-  reversed: number;
-  /** Spent by advocate claims, net of what their refunds gave back. */
-  redeemed: number;
-  /** What the advocate can spend now: approved − redeemed (+ pending where the brand lets pending be spent). */
-  balance: number;
-  /** Held: pending and in-review rewards, net of refunds during the hold. */
-  pending: number;
-  /** Approved and not paid out: credited − reversed − approved money voided − paid. */
-  approved: number;
-  /** Paid out (`payouts mark-paid`). */
-  paid: number;
-  /** Voided, held or approved. */
-  voided: number;
-  /** What a payout may pay now: approved − redeemed, at least 0. */
-  payable: number;
-  /**
-   * What the advocate owes: refunds or voids took back money already paid out or spent, beyond
-   * what they have (redeemed − approved, at least 0); their next rewards pay it off first.
-   */
-  owed: number;
 }
 
 /**

@@ -62,7 +62,7 @@ describe('the reward hold and the approval job', () => {
       ['credit', 10, 'system', 'hold period ended'],
     ]);
     expect(await figures(brand.brandId, advocate.advocateId)).toEqual({
-      advocate_id: advocate.advocateId, currency: 'USD', credited: 10, reversed: 0, redeemed: 0, balance: 10, pending: 0, approved: 10, paid: 0, voided: 0, payable: 10,
+      advocate_id: advocate.advocateId, currency: 'USD', credited: 10, reversed: 0, redeemed: 0, balance: 10, pending: 0, approved: 10, paid: 0, voided: 0, payable: 10, owed: 0,
     });
   });
 
