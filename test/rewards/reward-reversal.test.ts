@@ -168,6 +168,24 @@ describe('a refund that takes a reward back', () => {
     expect(mine.body.data.rewards).toEqual({ currency: 'USD', held: 0, approved: 0, paid: 10, owed: 10 });
   });
 
+  it('is editable like the other emails: a merchant\'s own words with {{order_value}} and {{owed_note}} are sent in French; {{order_id}} is refused naming it', async () => {
+    const brand = await givenBrand(t.db, { name: 'Maison', currency: 'EUR', reward_type: 'fixed', reward_value: 8, reward_hold_days: 0, language: 'fr' });
+    const lea = await givenAdvocate(t.db, brand.brandId, { first_name: 'Léa', email: 'lea@owed.example' });
+    const refused = await t.http.put('/api/v1/email-templates/reward_reversed').set(brand.headers).send({ subject: 'Commande {{order_id}}', body: '{{amount}}' });
+    expect([refused.status, refused.body.error]).toEqual([400, expect.stringContaining('subject: unknown placeholder {{order_id}} in reward_reversed')]);
+    const saved = await t.http.put('/api/v1/email-templates/reward_reversed').set(brand.headers).send({ subject: '{{first_name}} : {{amount}} repris', body: 'Commande de {{order_value}} remboursée.\n\n{{owed_note}}' });
+    expect(saved.status).toBe(200);
+    const { orderId } = await convert(brand, lea.code, 40);
+    await payAll(brand);
+    expect((await refund(brand, { order_id: orderId, refund_amount: 40, is_full_refund: true })).status).toBe(200);
+    await sendDue(brand.brandId);
+    const sent = receivedBy('lea@owed.example').at(-1)!;
+    // French puts a no-break space before € (and before the colon): \s matches it.
+    expect(sent.subject).toMatch(/^Léa\s:\s8,00\s€ repris$/);
+    expect(sent.text).toMatch(/Commande de 40,00\s€ remboursée\./);
+    expect(sent.text).toMatch(/Vous devez maintenant 8,00\s€ : ce montant sera déduit de vos prochaines récompenses\./);
+  });
+
   it('the OpenAPI document gives the balance answer\'s shape, owed described, from the zod schema the figures are typed by', async () => {
     const { paths } = (await t.http.get('/api/v1/openapi.json')).body;
     const data = paths['/api/v1/advocates/{id}/balance'].get.responses['200'].content['application/json'].schema.properties.data;
