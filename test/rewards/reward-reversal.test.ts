@@ -122,7 +122,7 @@ describe('a refund that takes a reward back', () => {
     const payouts = (await agent.get('/dashboard/payouts')).text;
     expect(payouts).toContain('Nothing to pay');
     expect(payouts).toContain('Owed by advocates');
-    expect(payouts).toMatch(new RegExp(`ann@owed\\.example</td><td class="num">10\\.00</td><td>Owes 10\\.00 USD from a refunded order; taken from their next rewards\\.`));
+    expect(payouts).toMatch(new RegExp(`${ann.advocateId}</a></td><td class="num">10\\.00</td><td>Owes 10\\.00 USD from a refunded order; taken from their next rewards\\.\\s*</td><td>ann@owed\\.example</td>`));
     const listed = (await t.http.get('/api/v1/payouts').set(brand.headers)).body.data;
     expect([listed.payouts, listed.owed]).toEqual([[], [{ advocate_id: ann.advocateId, email: 'ann@owed.example', code: ann.code, currency: 'USD', amount: 10 }]]);
 
