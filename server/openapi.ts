@@ -13,6 +13,7 @@ import { visitRequestSchema } from './schemas/visit-request';
 import { deliveryQuerySchema, webhookEndpointRequestSchema } from './schemas/webhook-endpoint-request';
 import { mailListQuerySchema, templatePatchSchema, templateTextSchema } from './schemas/mail-request';
 import { MAIL_TEMPLATES } from '../core/mail/mail-templates';
+import { rewardBalanceSchema } from '../core/ledger/reward-balance';
 import { addCodeSchema, advocateByEmailQuerySchema, createAdvocateSchema, joinAdvocateSchema, listAdvocatesQuerySchema, updateAdvocateSchema } from './schemas/advocate-request';
 import { brandPatchSchema, createApiKeySchema, markPaidSchema, payoutsQuerySchema } from './schemas/program-request';
 
@@ -22,6 +23,12 @@ function body(schema: z.ZodType) {
 }
 
 const envelope = { description: 'Success envelope `{success: true, data}`' };
+
+/** A success answer whose `data` has a zod schema: its JSON Schema, derived (never hand-written). */
+function answered(description: string, data: z.ZodType) {
+  const schema = z.toJSONSchema(z.object({ success: z.literal(true), data }), { io: 'output', unrepresentable: 'any' });
+  return { description, content: { 'application/json': { schema } } };
+}
 
 const LIMITS =
   `Limits: a body is one JSON object of at most ${MAX_BODY_BYTES} bytes (413 beyond), nested at most ${MAX_JSON_DEPTH} levels; ` +
@@ -140,7 +147,7 @@ function programPaths() {
     },
     '/api/v1/advocates/by-email': {
       get: operation(
-        'One advocate found by email (any case), with their figures: the advocate (codes, share_link, status), friends_referred (their referral conversions, refunded ones left out) and rewards {currency, held, approved, paid} — for a platform backend showing its logged-in customer their own page; 404 when the address never joined (all plans)',
+        'One advocate found by email (any case), with their figures: the advocate (codes, share_link, status), friends_referred (their referral conversions, refunded ones left out) and rewards {currency, held, approved, paid, owed} (approved never below zero: what refunds took back beyond it is owed) — for a platform backend showing its logged-in customer their own page; 404 when the address never joined (all plans)',
         { '200': envelope },
         parameters(advocateByEmailQuerySchema, 'query'),
       ),
@@ -162,7 +169,7 @@ function programPaths() {
       get: operation('The brand and its program settings', { '200': envelope }),
       patch: { ...operation('Change program settings (not the plan or currency); a bad value is a 400 naming it', { '200': envelope }), requestBody: body(brandPatchSchema) },
     },
-    '/api/v1/payouts': { get: operation('What each advocate may be paid now: payout_id, advocate_id, email, code, currency, amount; count and total', { '200': envelope }, parameters(payoutsQuerySchema, 'query')) },
+    '/api/v1/payouts': { get: operation('What each advocate may be paid now: payouts [{payout_id, advocate_id, email, code, currency, amount}], count and total; and apart, owed [{advocate_id, email, code, currency, amount}]: what advocates owe from refunded orders (never payable)', { '200': envelope }, parameters(payoutsQuerySchema, 'query')) },
     '/api/v1/payouts/mark-paid': post('Record paid payouts: all or none; a payout_id already recorded is skipped (a retry changes nothing)', body(markPaidSchema), { '200': envelope }),
     '/api/v1/api-keys': {
       ...post('Create an API key: 201 with `api_key`, shown this once', body(createApiKeySchema), { '201': envelope }),
@@ -222,10 +229,10 @@ function buildOpenApiDocument() {
       },
       '/api/v1/advocates/{id}/balance': {
         get: {
-          summary: "An advocate's reward figures in the brand's currency: credited, reversed, redeemed, balance (spendable), pending, approved, paid, voided, payable (all plans)",
+          summary: "An advocate's reward figures in the brand's currency: credited, reversed, redeemed, balance (spendable), pending, approved, paid, voided, payable, owed (all plans)",
           security: apiKey,
           parameters: parameters(advocatePathSchema, 'path'),
-          responses: { ...errors, '200': { description: '`{success: true, data: {advocate_id, currency, credited, reversed, redeemed, balance, pending, approved, paid, voided, payable}}`' } },
+          responses: { ...errors, '200': answered('`{success: true, data: {advocate_id, currency, credited, reversed, redeemed, balance, pending, approved, paid, voided, payable, owed}}`', rewardBalanceSchema) },
         },
       },
       '/api/v1/rewards/{id}': {

@@ -68,7 +68,7 @@ ${link}
   <dt>Rewards held</dt><dd id="referrals-held">${money(data.figures.held)}</dd>
   <dt>Rewards approved</dt><dd id="referrals-approved">${money(data.figures.approved)}</dd>
   <dt>Rewards paid</dt><dd id="referrals-paid">${money(data.figures.paid)}</dd>
-</dl>`);
+</dl>${Number(data.figures.owed) > 0 ? `\n<p id="referrals-owed">You owe ${money(data.figures.owed)} from a refunded order; it will be taken from your next rewards.</p>` : ''}`);
 }
 
 /**

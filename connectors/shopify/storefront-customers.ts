@@ -34,9 +34,11 @@ export interface AdvocateFigures {
   friends_referred: number;
   /** Rewards waiting for their hold to end or for a fraud review, net of refunds during the hold (the ledger's). */
   held: string;
-  /** Approved and not yet paid out. */
+  /** Approved and not yet paid out (never below zero: what refunds took back beyond it is owed). */
   approved: string;
   paid: string;
+  /** Owed from refunded orders, taken from the next rewards. */
+  owed: string;
 }
 
 /** One advocate's figures (core's, the same on every storefront page), money as decimals with the brand currency's digits. */
@@ -44,5 +46,5 @@ export async function advocateFigures(db: Executor, brand: Brand, advocateId: nu
   const exponent = currencyExponent(brand.currency);
   const money = (value: number) => decimalFromMinor(toMinor(value, exponent), exponent);
   const { friends_referred, rewards } = await coreFigures(db, brand, advocateId);
-  return { friends_referred, held: money(rewards.held), approved: money(rewards.approved), paid: money(rewards.paid) };
+  return { friends_referred, held: money(rewards.held), approved: money(rewards.approved), paid: money(rewards.paid), owed: money(rewards.owed) };
 }

@@ -1,7 +1,7 @@
 import type { Brand } from '../brands/brand';
 import type { Executor } from '../db/transaction';
 import { NotFound } from '../errors';
-import { rewardBalance } from '../ledger/reward-ledger';
+import { figuresAsShown, rewardBalance } from '../ledger/reward-ledger';
 import { type AdvocateView, advocateView } from './advocate-page';
 import { getAdvocate } from './advocates';
 import { normalizeEmail } from './normalize';
@@ -11,10 +11,12 @@ export interface RewardsByStatus {
   currency: string;
   /** Held: pending and in-review rewards, net of refunds during the hold (the balance's `pending`). */
   held: number;
-  /** Approved and not paid out. */
+  /** Approved and not paid out; never below zero (what refunds took back beyond it is `owed`). */
   approved: number;
   /** Paid out. */
   paid: number;
+  /** Owed from refunded orders, taken from the next rewards (the balance's `owed`). */
+  owed: number;
 }
 
 /** What an advocate's own page shows: who they are, their code and link, the friends they referred, their rewards by status. */
@@ -45,9 +47,9 @@ export async function advocateFigures(db: Executor, brand: Brand, advocateId: nu
     .where({ brand_id: brand.brand_id, advocate_id: advocateId, type: 'referral' })
     .whereNot('status', 'refunded')
     .count({ count: '*' })) as Array<{ count: string | number }>;
-  const balance = await rewardBalance(db, brand.brand_id, advocateId, brand.allow_pending_redemption);
+  const balance = figuresAsShown(await rewardBalance(db, brand.brand_id, advocateId, brand.allow_pending_redemption));
   return {
     friends_referred: Number(friends?.count ?? 0),
-    rewards: { currency: balance.currency, held: balance.pending, approved: balance.approved, paid: balance.paid },
+    rewards: { currency: balance.currency, held: balance.pending, approved: balance.approved, paid: balance.paid, owed: balance.owed },
   };
 }

@@ -102,6 +102,8 @@ export const brandSettingsSchema = z.object({
   email_reward_earned: z.boolean(),
   email_reward_approved: z.boolean(),
   email_reward_paid: z.boolean(),
+  /** A refund took money back from a reward the advocate was told of: what, and what they owe. */
+  email_reward_reversed: z.boolean(),
   email_friend_offer: z.boolean(),
   email_reengagement: z.boolean(),
   /** An advocate with no referral in this many days gets the re-engagement email (when it is on). */
@@ -162,6 +164,7 @@ interface BrandRow {
   email_reward_earned: boolean;
   email_reward_approved: boolean;
   email_reward_paid: boolean;
+  email_reward_reversed: boolean;
   email_friend_offer: boolean;
   email_reengagement: boolean;
   reengagement_days: number;
@@ -206,6 +209,7 @@ function toBrand(row: BrandRow): Brand {
     email_reward_earned: row.email_reward_earned,
     email_reward_approved: row.email_reward_approved,
     email_reward_paid: row.email_reward_paid,
+    email_reward_reversed: row.email_reward_reversed,
     email_friend_offer: row.email_friend_offer,
     email_reengagement: row.email_reengagement,
     reengagement_days: row.reengagement_days,

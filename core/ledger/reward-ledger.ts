@@ -3,6 +3,9 @@ import type { Executor } from '../db/transaction';
 import { currencyExponent } from '../currency';
 import { type Minor, amountFromMinor, decimalFromMinor, minorFromDecimal, prorate } from '../money';
 import { HELD_KINDS, type LedgerEntryKind } from './entry-kind';
+import type { RewardBalance } from './reward-balance';
+
+export type { RewardBalance } from './reward-balance';
 
 /**
  * The append-only ledger of advocate rewards: the one place that writes or sums it. Every entry is
@@ -177,29 +180,21 @@ export async function returnRedemption(db: Executor, entry: RefundShare & { clai
   return amount;
 }
 
-/** An advocate's figures (docs/merchants/reward-lifecycle.md "Balance figures"), in major units. */
-export interface RewardBalance {
-  advocate_id: number;
-  /** The brand's currency: every entry of the ledger is in it, so a balance never mixes two. */
-  currency: string;
-  /** Ever credited as approved (spendable) money: the `credit` entries. */
-  credited: number;
-  /** Taken back from approved money by refunds. */
-  reversed: number;
-  /** Spent by advocate claims, net of what their refunds gave back. */
-  redeemed: number;
-  /** What the advocate can spend now: approved − redeemed (+ pending where the brand lets pending be spent). */
-  balance: number;
-  /** Held: pending and in-review rewards, net of refunds during the hold. */
-  pending: number;
-  /** Approved and not paid out: credited − reversed − approved money voided − paid. */
-  approved: number;
-  /** Paid out (`payouts mark-paid`). */
-  paid: number;
-  /** Voided, held or approved. */
-  voided: number;
-  /** What a payout may pay now: approved − redeemed, at least 0. */
-  payable: number;
+/**
+ * Approved money not paid out or spent, as it is paid or owed: above zero it is payable, below
+ * zero owed (the one definition of owed, for every page, CSV and API); the other is 0.
+ */
+export function payableOrOwed(unspent: Minor): { payable: Minor; owed: Minor } {
+  return { payable: Math.max(0, unspent), owed: Math.max(0, -unspent) };
+}
+
+/**
+ * The figures as a person reads them: what is owed is shown as owed, so the spendable balance and
+ * "approved, not paid out" never read below zero (the API's `balance` and `approved` are the
+ * ledger's sums and may).
+ */
+export function figuresAsShown<T extends Pick<RewardBalance, 'balance' | 'approved'>>(figures: T): T {
+  return { ...figures, balance: Math.max(0, figures.balance), approved: Math.max(0, figures.approved) };
 }
 
 /** The figures from one advocate's sums by kind (each kind's signed sum, in minor units of `currency`). */
@@ -217,6 +212,7 @@ export function balanceFrom(
   const approved = credited - reversed + sum('void') - paid;
   const exponent = currencyExponent(currency);
   const amount = (minor: Minor) => amountFromMinor(minor, exponent);
+  const { payable, owed } = payableOrOwed(approved - redeemed);
   return {
     advocate_id: advocateId,
     currency,
@@ -228,7 +224,8 @@ export function balanceFrom(
     approved: amount(approved),
     paid: amount(paid),
     voided: amount(-sum('void') - sum('hold_void')),
-    payable: amount(Math.max(0, approved - redeemed)),
+    payable: amount(payable),
+    owed: amount(owed),
   };
 }
 

@@ -16,6 +16,8 @@ export interface MailPhrases {
   /** The button under a share link: the advocate's (share it), the friend's (use the offer). */
   shareButton: string;
   offerButton: string;
+  /** reward_reversed's {{owed_note}} when a refund left the advocate owing: `{amount}`. */
+  owedNote: string;
   /** Why the recipient gets this, and the way out. */
   footer: string;
   unsubscribe: string;
@@ -38,6 +40,7 @@ const en: Catalogue = {
     rewardPercent: '{value}% of their order',
     shareButton: 'Share your link',
     offerButton: 'Shop with your offer',
+    owedNote: 'You now owe {amount}: it will be taken from your next rewards.',
     footer: 'You get this email from the {brand} referral program.',
     unsubscribe: 'Unsubscribe',
     unsubscribeQuestion: 'Stop the {brand} referral program emails to {email}?',
@@ -73,6 +76,12 @@ const en: Catalogue = {
       subject: '{{brand_name}} paid you {{amount}}',
       body: 'Hi {{first_name}},\n\n{{brand_name}} has paid you {{amount}} for your referrals. Thank you for spreading the word!',
     },
+    reward_reversed: {
+      subject: 'A refund took back {{amount}} of your referral reward',
+      body:
+        'Hi {{first_name}},\n\nThe {{order_value}} order a friend you referred placed with {{brand_name}} on {{order_date}} was refunded, ' +
+        'so {{amount}} of your reward for it was taken back.\n\n{{owed_note}}',
+    },
     friend_offer: {
       subject: '{{advocate_first_name}} sent you {{friend_offer}} at {{brand_name}}',
       body:
@@ -98,6 +107,7 @@ const fr: Catalogue = {
     rewardPercent: '{value} % de leur commande',
     shareButton: 'Partager votre lien',
     offerButton: 'Profiter de l’offre',
+    owedNote: 'Vous devez maintenant {amount} : ce montant sera déduit de vos prochaines récompenses.',
     footer: 'Vous recevez cet e-mail du programme de parrainage {brand}.',
     unsubscribe: 'Se désabonner',
     unsubscribeQuestion: 'Ne plus envoyer les e-mails du programme de parrainage {brand} à {email} ?',
@@ -133,6 +143,12 @@ const fr: Catalogue = {
       subject: '{{brand_name}} vous a versé {{amount}}',
       body: 'Bonjour {{first_name}},\n\n{{brand_name}} vous a versé {{amount}} pour vos parrainages. Merci de faire connaître la marque !',
     },
+    reward_reversed: {
+      subject: 'Un remboursement a repris {{amount}} de votre récompense de parrainage',
+      body:
+        'Bonjour {{first_name}},\n\nLa commande de {{order_value}} passée chez {{brand_name}} le {{order_date}} par un ami que vous avez parrainé ' +
+        'a été remboursée : {{amount}} de votre récompense ont donc été repris.\n\n{{owed_note}}',
+    },
     friend_offer: {
       subject: '{{advocate_first_name}} vous offre {{friend_offer}} chez {{brand_name}}',
       body:
@@ -158,6 +174,7 @@ const de: Catalogue = {
     rewardPercent: '{value} % ihrer Bestellung',
     shareButton: 'Link teilen',
     offerButton: 'Angebot nutzen',
+    owedNote: 'Sie schulden jetzt {amount}: Der Betrag wird mit Ihren nächsten Prämien verrechnet.',
     footer: 'Sie erhalten diese E-Mail vom Empfehlungsprogramm von {brand}.',
     unsubscribe: 'Abmelden',
     unsubscribeQuestion: 'Keine E-Mails des Empfehlungsprogramms von {brand} mehr an {email} senden?',
@@ -193,6 +210,12 @@ const de: Catalogue = {
       subject: '{{brand_name}} hat Ihnen {{amount}} ausgezahlt',
       body: 'Hallo {{first_name}},\n\n{{brand_name}} hat Ihnen {{amount}} für Ihre Empfehlungen ausgezahlt. Danke fürs Weitersagen!',
     },
+    reward_reversed: {
+      subject: 'Eine Erstattung hat {{amount}} Ihrer Empfehlungsprämie zurückgenommen',
+      body:
+        'Hallo {{first_name}},\n\ndie Bestellung über {{order_value}} vom {{order_date}}, die eine von Ihnen empfohlene Person bei {{brand_name}} ' +
+        'aufgegeben hat, wurde erstattet. Daher wurden {{amount}} Ihrer Prämie dafür zurückgenommen.\n\n{{owed_note}}',
+    },
     friend_offer: {
       subject: '{{advocate_first_name}} schenkt Ihnen {{friend_offer}} bei {{brand_name}}',
       body:
@@ -218,6 +241,7 @@ const es: Catalogue = {
     rewardPercent: 'el {value} % de su pedido',
     shareButton: 'Comparte tu enlace',
     offerButton: 'Usar la oferta',
+    owedNote: 'Ahora debes {amount}: se descontará de tus próximas recompensas.',
     footer: 'Recibes este correo del programa de referidos de {brand}.',
     unsubscribe: 'Darse de baja',
     unsubscribeQuestion: '¿Dejar de enviar los correos del programa de referidos de {brand} a {email}?',
@@ -252,6 +276,12 @@ const es: Catalogue = {
     reward_paid: {
       subject: '{{brand_name}} te ha pagado {{amount}}',
       body: 'Hola {{first_name}}:\n\n{{brand_name}} te ha pagado {{amount}} por tus recomendaciones. ¡Gracias por correr la voz!',
+    },
+    reward_reversed: {
+      subject: 'Un reembolso ha retirado {{amount}} de tu recompensa de referidos',
+      body:
+        'Hola {{first_name}}:\n\nEl pedido de {{order_value}} que una persona que recomendaste hizo en {{brand_name}} el {{order_date}} ' +
+        'se ha reembolsado, así que se han retirado {{amount}} de tu recompensa por él.\n\n{{owed_note}}',
     },
     friend_offer: {
       subject: '{{advocate_first_name}} te regala {{friend_offer}} en {{brand_name}}',

@@ -9,6 +9,11 @@ export interface MailData {
   amount?: string;
   currency?: string;
   held_until?: string;
+  /** reward_reversed: the refunded order's value in its own currency, when it was placed, and what the advocate owes after (absent: nothing). */
+  order_value?: string;
+  order_currency?: string;
+  order_date?: string;
+  owed?: string;
   /** friend_offer: the advocate who referred the friend. */
   advocate_id?: number;
 }
@@ -77,6 +82,9 @@ export function mailValues(brand: Brand, data: MailData, advocate: MailAdvocate 
     share_link: (code && shareLink(brand, code)) || '',
     amount: data.amount !== undefined ? formatMoney(data.amount, data.currency ?? brand.currency, language) : '',
     held_until: data.held_until ? formatDate(data.held_until, language) : '',
+    order_value: data.order_value !== undefined ? formatMoney(data.order_value, data.order_currency ?? brand.currency, language) : '',
+    order_date: data.order_date ? formatDate(data.order_date, language) : '',
+    owed_note: data.owed !== undefined ? mailPhrases(language).owedNote.replace('{amount}', formatMoney(data.owed, data.currency ?? brand.currency, language)) : '',
     friend_offer: friendOfferPhrase(brand, language),
     advocate_reward: advocateRewardPhrase(brand, language),
   };

@@ -28,7 +28,17 @@ export function sampleMessage(brand: Brand, template: MailTemplate): { data: Mai
   const heldUntil = new Date(Date.now() + Math.max(brand.reward_hold_days, 1) * 86_400_000).toISOString();
   return {
     advocate: { first_name: 'Alex', code: 'ALEX7K2Q9' },
-    data: { referral_code: 'ALEX7K2Q9', amount: template === 'reward_paid' ? '42.50' : '12.50', currency: brand.currency, held_until: heldUntil },
+    data: {
+      referral_code: 'ALEX7K2Q9',
+      amount: template === 'reward_paid' ? '42.50' : '12.50',
+      currency: brand.currency,
+      held_until: heldUntil,
+      // reward_reversed: a refunded order of last week that left the advocate owing.
+      order_value: '125.00',
+      order_currency: brand.currency,
+      order_date: new Date(Date.now() - 7 * 86_400_000).toISOString(),
+      owed: '2.50',
+    },
   };
 }
 

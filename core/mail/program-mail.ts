@@ -51,6 +51,37 @@ export function rewardPaidMail(brandId: string, advocateId: number, payoutId: st
   return { brandId, template: 'reward_paid', dedupeKey: `reward_paid:${payoutId}`, advocateId, data: { amount: decimalFromMinor(amount, exponent) } };
 }
 
+/** The refunded order a reward_reversed email names: its value in its own currency and when it was recorded. */
+export interface RefundedOrder {
+  value: string;
+  currency: string;
+  placedAt: string;
+}
+
+/**
+ * reward_reversed: a refund took `amount` back from the advocate's reward for `order`; `owed`
+ * (above 0) is what they owe after it. Once per refund, so each refund of one order tells once.
+ */
+export function rewardReversedMail(
+  reversal: { brandId: string; advocateId: number; refundPk: number; amount: Minor; owed: Minor; exponent: number },
+  order: RefundedOrder,
+): MailIntent {
+  const money = (minor: Minor) => decimalFromMinor(minor, reversal.exponent);
+  return {
+    brandId: reversal.brandId,
+    template: 'reward_reversed',
+    dedupeKey: `reward_reversed:${reversal.refundPk}`,
+    advocateId: reversal.advocateId,
+    data: {
+      amount: money(reversal.amount),
+      order_value: order.value,
+      order_currency: order.currency,
+      order_date: order.placedAt,
+      ...(reversal.owed > 0 ? { owed: money(reversal.owed) } : {}),
+    },
+  };
+}
+
 /** friend_offer: an advocate referred a friend by email; once per friend and code, however often the claim is made. */
 export function friendOfferMail(brandId: string, friend: { email: string; emailNormalized: string }, advocate: { advocateId: number; code: string }): MailIntent {
   return {

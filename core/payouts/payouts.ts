@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { lockAdvocate } from '../advocates/advocates';
 import type { Executor } from '../db/transaction';
 import { Conflict, Invalid, NotFound } from '../errors';
-import { type Actor, balanceFrom, postEntries, rewardBalance } from '../ledger/reward-ledger';
+import { type Actor, type RewardBalance, balanceFrom, postEntries, rewardBalance } from '../ledger/reward-ledger';
 import type { LedgerEntryKind } from '../ledger/entry-kind';
 import type { Brand } from '../brands/brand';
 import { currencyExponent } from '../currency';
@@ -15,15 +15,19 @@ import { type Minor, amountFromMinor, decimalFromMinor, exactMinor, minorFromDec
  * yet paid out or redeemed — and recording a file of payments once, by its payout ids.
  */
 
-export interface PayoutLine {
-  /** Derived from the advocate and their latest ledger entry: the same until their money changes. */
-  payout_id: string;
+/** An advocate, in the brand's currency: what they may be paid (a payout line) or what they owe. */
+export interface AdvocateAmount {
   advocate_id: number;
   email: string;
   code: string;
   /** The brand's currency: rewards, like the whole ledger, are in it. */
   currency: string;
   amount: number;
+}
+
+export interface PayoutLine extends AdvocateAmount {
+  /** Derived from the advocate and their latest ledger entry: the same until their money changes. */
+  payout_id: string;
 }
 
 interface SumRow {
@@ -35,47 +39,60 @@ interface SumRow {
 
 /** Advocates whose payable amount is at least `min` (major units of the brand's currency; and above zero), by advocate id. */
 export async function payoutCandidates(db: Executor, brand: Brand, min: number): Promise<PayoutLine[]> {
-  const brandId = brand.brand_id;
   const exponent = currencyExponent(brand.currency);
   const minMinor = exactMinor(min, exponent, '--min', brand.currency);
+  const due = (await advocateBalances(db, brand)).filter(({ balance }) => balance.payable > 0 && toMinor(balance.payable, exponent) >= minMinor);
+  const lines = await withContacts(db, brand, due.map(({ balance }) => ({ advocateId: balance.advocate_id, amount: balance.payable })));
+  return lines.map((line, index) => ({ payout_id: `P-${line.advocate_id}-${due[index]!.lastEntry}`, ...line }));
+}
+
+/** Advocates who owe money (refunds took back more than they had, reward-lifecycle.md "Balance figures"), by advocate id: never payable. */
+export async function owedByAdvocates(db: Executor, brand: Brand): Promise<AdvocateAmount[]> {
+  const owing = (await advocateBalances(db, brand)).filter(({ balance }) => balance.owed > 0);
+  return withContacts(db, brand, owing.map(({ balance }) => ({ advocateId: balance.advocate_id, amount: balance.owed })));
+}
+
+/** Every advocate of the brand with ledger entries: their figures and their latest entry's id, by advocate id. */
+async function advocateBalances(db: Executor, brand: Brand): Promise<Array<{ balance: RewardBalance; lastEntry: number }>> {
+  const exponent = currencyExponent(brand.currency);
   const sums: SumRow[] = await db('reward_ledger')
     .select('advocate_id', 'kind')
     .sum({ total: 'amount' })
     .max({ last_entry: 'entry_id' })
-    .where({ brand_id: brandId })
+    .where({ brand_id: brand.brand_id })
     .groupBy('advocate_id', 'kind');
   const byAdvocate = new Map<number, SumRow[]>();
   for (const row of sums) {
     const id = Number(row.advocate_id);
     byAdvocate.set(id, [...(byAdvocate.get(id) ?? []), row]);
   }
-  const due = [...byAdvocate].flatMap(([advocateId, rows]) => {
-    const sum = (kind: LedgerEntryKind) => minorFromDecimal(rows.find((row) => row.kind === kind)?.total ?? '0', exponent);
-    const payable = toMinor(balanceFrom(advocateId, sum, false, brand.currency).payable, exponent);
-    const lastEntry = Math.max(...rows.map((row) => Number(row.last_entry)));
-    return payable > 0 && payable >= minMinor ? [{ advocateId, payable, lastEntry }] : [];
-  });
-  if (due.length === 0) return [];
-  const ids = due.map((line) => line.advocateId);
+  return [...byAdvocate]
+    .sort(([a], [b]) => a - b)
+    .map(([advocateId, rows]) => {
+      const sum = (kind: LedgerEntryKind) => minorFromDecimal(rows.find((row) => row.kind === kind)?.total ?? '0', exponent);
+      return { balance: balanceFrom(advocateId, sum, false, brand.currency), lastEntry: Math.max(...rows.map((row) => Number(row.last_entry))) };
+    });
+}
+
+/** The advocates' email and first referral code beside each amount, in the order given. */
+async function withContacts(db: Executor, brand: Brand, lines: Array<{ advocateId: number; amount: number }>): Promise<AdvocateAmount[]> {
+  if (lines.length === 0) return [];
   const advocates: Array<{ advocate_id: string; email: string; code: string | null }> = await db('advocates as a')
     .select(
       'a.advocate_id',
       'a.email',
       db.raw('(SELECT min(code) FROM referral_codes c WHERE c.brand_id = a.brand_id AND c.advocate_id = a.advocate_id AND c.kind = ?) AS code', ['referral']),
     )
-    .where('a.brand_id', brandId)
-    .whereIn('a.advocate_id', ids);
+    .where('a.brand_id', brand.brand_id)
+    .whereIn('a.advocate_id', lines.map((line) => line.advocateId));
   const info = new Map(advocates.map((row) => [Number(row.advocate_id), row]));
-  return due
-    .sort((a, b) => a.advocateId - b.advocateId)
-    .map((line) => ({
-      payout_id: `P-${line.advocateId}-${line.lastEntry}`,
-      advocate_id: line.advocateId,
-      email: info.get(line.advocateId)?.email ?? '',
-      code: info.get(line.advocateId)?.code ?? '',
-      currency: brand.currency,
-      amount: amountFromMinor(line.payable, exponent),
-    }));
+  return lines.map((line) => ({
+    advocate_id: line.advocateId,
+    email: info.get(line.advocateId)?.email ?? '',
+    code: info.get(line.advocateId)?.code ?? '',
+    currency: brand.currency,
+    amount: line.amount,
+  }));
 }
 
 /** One row of a mark-paid file, already parsed; `row` is its line number, for messages. */

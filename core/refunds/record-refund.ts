@@ -7,7 +7,7 @@ import { currencyExponent, requireCurrency } from '../currency';
 import { Invalid, NotFound, Unprocessable } from '../errors';
 import { returnRedemption } from '../ledger/reward-ledger';
 import { type Minor, amountFromMinor, decimalFromMinor, exactMinor, minorFromDecimal, prorate } from '../money';
-import { refundReward } from '../rewards/reward-transitions';
+import { type RewardReversal, refundReward } from '../rewards/reward-transitions';
 import { emitWebhookEvents } from '../webhooks/emit-event';
 import { refundEvents } from '../webhooks/conversion-events';
 import type { RefundInput, RefundResult } from './refund-input';
@@ -17,10 +17,12 @@ interface RefundedConversionRow {
   conversion_id: string;
   claim_id: string | null;
   advocate_id: string;
+  order_id: string | null;
   order_value: string;
   refunded_total: string;
   status: ConversionStatus;
   currency: string | null;
+  created_at: Date;
 }
 
 /** An earlier refund with the same refund_id. */
@@ -84,18 +86,19 @@ export async function recordRefund(trx: Knex.Transaction, brand: Brand, input: R
 
   // The reward ledger is in the brand's currency: reversals round at its minor unit.
   const brandExponent = currencyExponent(brand.currency);
-  let rewardReversed: Minor = 0;
+  let reversal: RewardReversal = { reversed: 0, owed: 0 };
   if (target.conversion) {
     await trx('conversions')
       .where({ brand_id: brandId, conversion_id: target.conversion.conversion_id })
       .update({ status, refunded_total: decimal(refundedTotal), updated_at: trx.fn.now() });
-    rewardReversed = await refundReward(trx, brandId, {
+    reversal = await refundReward(trx, brandId, {
       conversionId: Number(target.conversion.conversion_id),
       refundPk: Number(refund.refund_pk),
       refundedTotal,
       orderValue,
       full,
       exponent: brandExponent,
+      order: { value: decimal(orderValue), currency: target.currency, placedAt: new Date(target.conversion.created_at).toISOString() },
     });
   }
   if (target.claim) {
@@ -128,11 +131,14 @@ export async function recordRefund(trx: Knex.Transaction, brand: Brand, input: R
     refund_amount: amountOf(amount),
     refunded_total: amountOf(refundedTotal),
     remaining: amountOf(orderValue - refundedTotal),
-    reward_reversed: amountFromMinor(rewardReversed, brandExponent),
+    reward_reversed: amountFromMinor(reversal.reversed, brandExponent),
     currency: target.currency,
   };
   // Webhooks (docs/api/webhooks.md): in this transaction; a refused or repeated refund emits nothing.
-  if (target.conversion) await emitWebhookEvents(trx, brandId, refundEvents(result, Number(target.conversion.advocate_id)));
+  if (target.conversion) {
+    const advocate = { advocateId: Number(target.conversion.advocate_id), orderId: target.conversion.order_id, currency: brand.currency, owed: amountFromMinor(reversal.owed, brandExponent) };
+    await emitWebhookEvents(trx, brandId, refundEvents(result, advocate));
+  }
   return result;
 }
 
@@ -172,7 +178,7 @@ function refundableValue(target: Target): Minor {
   return minor(target.claim!.claim_value) || minor(target.claim!.raw_value);
 }
 
-const CONVERSION_COLUMNS = ['conversion_id', 'claim_id', 'advocate_id', 'order_value', 'refunded_total', 'status', 'currency'];
+const CONVERSION_COLUMNS = ['conversion_id', 'claim_id', 'advocate_id', 'order_id', 'order_value', 'refunded_total', 'status', 'currency', 'created_at'];
 
 /** order_id, else conversion_id, else claim_id; the conversion row is locked for the refund. */
 async function findTarget(trx: Knex.Transaction, brand: Brand, input: RefundInput): Promise<Target> {

@@ -2,7 +2,7 @@ import { currencyCode, currencyExponent } from '../currency';
 import type { Executor } from '../db/transaction';
 import { NotFound } from '../errors';
 import { HELD_KINDS, type LedgerEntryKind } from '../ledger/entry-kind';
-import { type RewardBalance, rewardBalance } from '../ledger/reward-ledger';
+import { type RewardBalance, figuresAsShown, payableOrOwed, rewardBalance } from '../ledger/reward-ledger';
 import { amountFromMinor, minorFromDecimal } from '../money';
 import { type Page, containsPattern, pageOf } from './page';
 import type { Period } from './period';
@@ -20,8 +20,10 @@ export interface AdvocateRow {
   /** Paid conversions and their order value within the period, in the brand's currency. */
   conversions: number;
   revenue: number;
-  /** All-time spendable reward balance: approved − paid − redeemed (held rewards not counted). */
+  /** All-time spendable reward balance: approved − paid − redeemed (held rewards not counted), at least 0... */
   balance: number;
+  /** ...and below 0 it is owed (payableOrOwed, the ledger's one definition). */
+  owed: number;
   /** Held now: pending and in-review rewards, net of refunds during the hold (not spendable yet). */
   pending: number;
 }
@@ -94,6 +96,10 @@ export async function advocatesReport(db: Executor, brandId: string, query: Advo
       offset: (query.page - 1) * query.perPage,
     },
   );
+  const spendableAndOwed = (unspent: number): Pick<AdvocateRow, 'balance' | 'owed'> => {
+    const { payable, owed } = payableOrOwed(unspent);
+    return { balance: money.amount(payable), owed: money.amount(owed) };
+  };
   const rows = result.rows.map((row) => ({
     advocate_id: Number(row.advocate_id),
     email: row.email,
@@ -102,7 +108,7 @@ export async function advocatesReport(db: Executor, brandId: string, query: Advo
     codes: row.codes ?? '',
     conversions: row.conversions ?? 0,
     revenue: money.amount(money.minor(row.revenue)),
-    balance: money.amount(money.minor(row.balance)),
+    ...spendableAndOwed(money.minor(row.balance)),
     pending: money.amount(money.minor(row.pending)),
   }));
   return { ...pageOf(rows, query.page, query.perPage), currency: currency.currency };
@@ -140,9 +146,9 @@ export interface AdvocateHistoryEntry {
   status: string | null;
 }
 
-/** One advocate with their figures (docs/merchants/reward-lifecycle.md "Balance figures", in `currency`) and ledger entries. */
+/** One advocate with their figures as a person reads them (docs/merchants/reward-lifecycle.md "Balance figures", in `currency`: owed, never a negative balance) and ledger entries. */
 export interface AdvocateHistory extends Omit<RewardBalance, 'advocate_id' | 'payable'> {
-  advocate: Omit<AdvocateRow, 'conversions' | 'revenue' | 'balance' | 'pending'>;
+  advocate: Omit<AdvocateRow, 'conversions' | 'revenue' | 'balance' | 'pending' | 'owed'>;
   entries: Page<AdvocateHistoryEntry>;
 }
 
@@ -157,7 +163,7 @@ export async function advocateHistory(db: Executor, brandId: string, advocateId:
   const advocate = await db('advocates').where({ brand_id: brandId, advocate_id: advocateId }).first('advocate_id', 'email', 'first_name', 'last_name');
   if (!advocate) throw new NotFound(`advocate ${advocateId} not found`);
   const codes = await db('referral_codes').where({ brand_id: brandId, advocate_id: advocateId }).orderBy(['created_at', 'code']).pluck('code');
-  const { advocate_id: _advocateId, payable: _payable, ...figures } = await rewardBalance(db, brandId, advocateId);
+  const { advocate_id: _advocateId, payable: _payable, ...figures } = figuresAsShown(await rewardBalance(db, brandId, advocateId));
   const money = reportAmounts(await reportCurrency(db, brandId));
   const rows = await db('reward_ledger as l')
     .leftJoin('conversions as c', (join) => join.on('c.brand_id', 'l.brand_id').andOn('c.conversion_id', 'l.conversion_id'))

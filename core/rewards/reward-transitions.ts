@@ -2,11 +2,11 @@ import type { Knex } from 'knex';
 import { recordAudit } from '../audit/audit-log';
 import type { Brand } from '../brands/brand';
 import { Invalid } from '../errors';
-import { type Actor, postEntries, reverseReward, rewardSums } from '../ledger/reward-ledger';
+import { type Actor, postEntries, reverseReward, rewardBalance, rewardSums } from '../ledger/reward-ledger';
 import { currencyExponent } from '../currency';
 import { enqueueMail } from '../mail/enqueue-mail';
-import { rewardMail } from '../mail/program-mail';
-import { type Minor, minorFromDecimal } from '../money';
+import { type RefundedOrder, rewardMail, rewardReversedMail } from '../mail/program-mail';
+import { type Minor, minorFromDecimal, toMinor } from '../money';
 import { type RewardRow, type RewardView, isPaid, lockReward, lockRewardOfConversion, setRewardStatus, toRewardView } from './reward-records';
 import { type RewardStatus, isHeld, nextStatus } from './reward-status';
 
@@ -128,19 +128,29 @@ export interface RewardRefund {
   full: boolean;
   /** The brand's currency's exponent: the reward is in it. */
   exponent: number;
+  /** The refunded order, as the advocate's email names it. */
+  order: RefundedOrder;
+}
+
+/** What a refund did to its conversion's reward: the amount reversed, and what the advocate owes after it. */
+export interface RewardReversal {
+  reversed: Minor;
+  owed: Minor;
 }
 
 /**
  * A refund's effect on the conversion's reward (the caller holds the conversion's lock): the
  * pro-rata share leaves the held bucket during the hold, the approved one after; a refund in full
- * during the hold voids the reward. Returns the amount reversed.
+ * during the hold voids the reward. The advocate is told what was taken back and what they owe
+ * (reward_reversed) — unless the reward was still in review, never announced to them.
  */
-export async function refundReward(trx: Knex.Transaction, brandId: string, refund: RewardRefund): Promise<Minor> {
+export async function refundReward(trx: Knex.Transaction, brandId: string, refund: RewardRefund): Promise<RewardReversal> {
   const row = await lockRewardOfConversion(trx, brandId, refund.conversionId);
-  if (!row || row.status === 'voided') return 0;
+  if (!row || row.status === 'voided') return { reversed: 0, owed: 0 };
+  const advocateId = Number(row.advocate_id);
   const reversed = await reverseReward(trx, {
     brandId,
-    advocateId: Number(row.advocate_id),
+    advocateId,
     conversionId: refund.conversionId,
     rewardId: Number(row.reward_id),
     rewardAmount: minorFromDecimal(row.amount, refund.exponent),
@@ -154,5 +164,10 @@ export async function refundReward(trx: Knex.Transaction, brandId: string, refun
   if (refund.full && nextStatus(Number(row.reward_id), row.status, { action: 'refunded_in_full' }) === 'voided') {
     await moveTo(trx, brandId, refund.exponent, row, 'voided', 'system', 'order refunded in full');
   }
-  return reversed;
+  if (reversed === 0) return { reversed, owed: 0 };
+  const owed = toMinor((await rewardBalance(trx, brandId, advocateId)).owed, refund.exponent);
+  if (row.status !== 'in_review') {
+    await enqueueMail(trx, [rewardReversedMail({ brandId, advocateId, refundPk: refund.refundPk, amount: reversed, owed, exponent: refund.exponent }, refund.order)]);
+  }
+  return { reversed, owed };
 }

@@ -16,6 +16,10 @@ export interface RewardEventData {
   reward_status?: RewardStatus;
   /** reward.reversed: the refund that reversed it. */
   refund_id?: string | null;
+  /** reward.reversed: the brand's currency (the amounts' and the ledger's). */
+  currency?: string;
+  /** reward.reversed: what the advocate owes after it (refunds took back more than they had; their next rewards pay it first), else 0. */
+  owed?: number;
 }
 
 /**
@@ -42,10 +46,18 @@ export function rewardCredited(conversion: ConversionView, rewardStatus: RewardS
 }
 
 /** conversion.refunded with the refund's result (cumulative amounts), and reward.reversed when it reversed some reward. */
-export function refundEvents(refund: RefundResult, advocateId: number): WebhookEvent[] {
+export function refundEvents(refund: RefundResult, advocate: { advocateId: number; orderId: string | null; currency: string; owed: number }): WebhookEvent[] {
   const events: WebhookEvent[] = [{ type: 'conversion.refunded', data: refund }];
   if (refund.reward_reversed > 0 && refund.conversion_id !== null) {
-    const data: RewardEventData = { advocate_id: advocateId, conversion_id: refund.conversion_id, amount: refund.reward_reversed, refund_id: refund.refund_id };
+    const data: RewardEventData = {
+      advocate_id: advocate.advocateId,
+      conversion_id: refund.conversion_id,
+      amount: refund.reward_reversed,
+      refund_id: refund.refund_id,
+      order_id: advocate.orderId,
+      currency: advocate.currency,
+      owed: advocate.owed,
+    };
     events.push({ type: 'reward.reversed', data });
   }
   return events;

@@ -51,6 +51,7 @@ function programEmailFlags(flags: Parameters<Command['run']>[0]) {
     email_reward_earned: yesNoFlag(flags, 'email-reward-earned'),
     email_reward_approved: yesNoFlag(flags, 'email-reward-approved'),
     email_reward_paid: yesNoFlag(flags, 'email-reward-paid'),
+    email_reward_reversed: yesNoFlag(flags, 'email-reward-reversed'),
     email_friend_offer: yesNoFlag(flags, 'email-friend-offer'),
     email_reengagement: yesNoFlag(flags, 'email-reengagement'),
     reengagement_days: numberFlag(flags, 'reengagement-days', { integer: true }),
@@ -195,7 +196,7 @@ export const coreCommands: Record<string, Command> = {
       '[--fraud-self-referral yes|no] [--fraud-velocity yes|no] [--fraud-disposable-email yes|no] ' +
       '[--fraud-max-per-advocate-hour N] [--fraud-max-per-ip-day N] [--fraud-ip-window-days N] ' +
       `[--language ${LANGUAGES.join('|')}] [--sender-name NAME|none] [--store-url https://…|none] ` +
-      '[--email-advocate-welcome yes|no] [--email-advocate-link-again yes|no] [--email-reward-earned yes|no] [--email-reward-approved yes|no] [--email-reward-paid yes|no] ' +
+      '[--email-advocate-welcome yes|no] [--email-advocate-link-again yes|no] [--email-reward-earned yes|no] [--email-reward-approved yes|no] [--email-reward-paid yes|no] [--email-reward-reversed yes|no] ' +
       '[--email-friend-offer yes|no] [--email-reengagement yes|no] [--reengagement-days N] [--allowed-origins https://…,…|none] [--auto-enroll-customers yes|no] [--json]',
     (flags) => {
       const brandId = brandFlag(flags);

@@ -2,7 +2,7 @@ import { currencyExponent } from '../../core/currency';
 import { inTransaction } from '../../core/db/transaction';
 import { decimalFromMinor, toMinor } from '../../core/money';
 import { Invalid } from '../../core/errors';
-import { paidPayouts, payoutCandidates } from '../../core/payouts/payouts';
+import { owedByAdvocates, paidPayouts, payoutCandidates } from '../../core/payouts/payouts';
 import { recordPayouts } from '../../core/program/merchant-changes';
 import type { Ctx } from '../app-context';
 import { CliError } from '../cli/cli-error';
@@ -42,6 +42,7 @@ export async function payoutsPage(ctx: Ctx, refusal?: { status: number; message:
     return;
   }
   const past = await paidPayouts(db, brand, 100);
+  const owed = await owedByAdvocates(db, brand);
   const total = payable.reduce((sum, line) => sum + line.amount, 0);
   renderPage(
     ctx,
@@ -51,6 +52,7 @@ export async function payoutsPage(ctx: Ctx, refusal?: { status: number; message:
       section: PAGE,
       payable,
       total,
+      owed,
       past,
       notice: paidNotice(ctx, brand.currency),
       refusal: refusal?.message ?? null,

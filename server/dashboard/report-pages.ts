@@ -60,6 +60,7 @@ export async function advocatesPage(ctx: Ctx, refusal?: { status: number; messag
       ['revenue', (a) => a.revenue],
       ['balance', (a) => a.balance],
       ['pending', (a) => a.pending],
+      ['owed', (a) => a.owed],
       ['currency', () => page.currency],
     ], page.rows);
   }

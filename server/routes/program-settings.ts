@@ -4,7 +4,7 @@ import { currencyExponent } from '../../core/currency';
 import { inTransaction } from '../../core/db/transaction';
 import { NotFound } from '../../core/errors';
 import { amountFromMinor, toMinor } from '../../core/money';
-import { payoutCandidates } from '../../core/payouts/payouts';
+import { owedByAdvocates, payoutCandidates } from '../../core/payouts/payouts';
 import { changeSettings, issueApiKey, recordPayouts, withdrawApiKey } from '../../core/program/merchant-changes';
 import type { AppContext, AppState, Ctx, Middleware } from '../app-context';
 import { actorOf } from './api-actor';
@@ -24,14 +24,18 @@ const patchBrand: Middleware = async (ctx) => {
   ok(ctx, await inTransaction(ctx.app.context.deps.db, (trx) => changeSettings(trx, ctx.state.brand!.brand_id, patch, actorOf(ctx))));
 };
 
-/** GET /payouts?min=: what each advocate may be paid now (approved, unpaid), with the payout id to record it under. */
+/**
+ * GET /payouts?min=: what each advocate may be paid now (approved, unpaid), with the payout id to
+ * record it under; and apart, what advocates owe (never payable; their next rewards pay it).
+ */
 const payable: Middleware = async (ctx) => {
   const { min } = payoutsQuerySchema.parse(ctx.query);
   const brand = ctx.state.brand!;
-  const payouts = await payoutCandidates(ctx.app.context.deps.db, brand, min ?? 0);
+  const { db } = ctx.app.context.deps;
+  const payouts = await payoutCandidates(db, brand, min ?? 0);
   const exponent = currencyExponent(brand.currency);
   const total = amountFromMinor(payouts.reduce((sum, line) => sum + toMinor(line.amount, exponent), 0), exponent);
-  ok(ctx, { payouts, count: payouts.length, currency: brand.currency, total });
+  ok(ctx, { payouts, count: payouts.length, currency: brand.currency, total, owed: await owedByAdvocates(db, brand) });
 };
 
 /** POST /payouts/mark-paid: all of it or none; a payout id already recorded is skipped, so a retry changes nothing. */

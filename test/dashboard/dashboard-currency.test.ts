@@ -66,7 +66,7 @@ describe('a USD brand with an order in EUR', () => {
     expect(csv.text).toContain(`${today},2,158.24,21.65,USD\r\n`);
 
     const advocates = await agent.get('/dashboard/advocates?period=7');
-    expect(tableRows(advocates.text)).toEqual([`Eva\teva@example.com\t${advocate.code}\t2\t158.24\t13.66\t0.00`]);
+    expect(tableRows(advocates.text)).toEqual([`Eva\teva@example.com\t${advocate.code}\t2\t158.24\t13.66\t0.00\t0.00`]);
 
     const products = await agent.get('/dashboard/products?period=7');
     expect(tableRows(products.text)).toEqual(['JKT-1\tJKT-1\tRain Jacket\t2\t2\t158.24']);
@@ -121,7 +121,7 @@ describe('brands in currencies without cents', () => {
       'rewards-held': '0 JPY',
     });
     expect(page.text).toContain('Amounts in JPY');
-    expect(tableRows((await agent.get('/dashboard/advocates?period=30')).text)).toEqual([`Yui\tyui@example.jp\t${advocate.code}\t2\t2,499\t250\t0`]);
+    expect(tableRows((await agent.get('/dashboard/advocates?period=30')).text)).toEqual([`Yui\tyui@example.jp\t${advocate.code}\t2\t2,499\t250\t0\t0`]);
     expect(tableRows((await agent.get('/dashboard/products?period=30')).text)).toEqual(['Tenugui\t\tTenugui\t1\t3\t1,500']);
     const advocatePage = await agent.get(`/dashboard/advocates/${advocate.advocateId}`);
     expect(metric(advocatePage.text, 'balance')).toBe('250 JPY');
@@ -141,9 +141,9 @@ describe('brands in currencies without cents', () => {
       'rewards-held': '1.235 KWD',
       'rewards-held-count': '1',
     });
-    expect(tableRows((await agent.get('/dashboard/advocates?period=7')).text)).toEqual([`Kai\tkai@example.kw\t${advocate.code}\t1\t12.345\t0.000\t1.235`]);
+    expect(tableRows((await agent.get('/dashboard/advocates?period=7')).text)).toEqual([`Kai\tkai@example.kw\t${advocate.code}\t1\t12.345\t0.000\t1.235\t0.000`]);
     const csv = await agent.get('/dashboard/advocates?period=7&format=csv');
-    expect(csv.text).toBe(`advocate_id,first_name,last_name,email,codes,conversions,revenue,balance,pending,currency\r\n${advocate.advocateId},Kai,,kai@example.kw,${advocate.code},1,12.345,0,1.235,KWD\r\n`);
+    expect(csv.text).toBe(`advocate_id,first_name,last_name,email,codes,conversions,revenue,balance,pending,owed,currency\r\n${advocate.advocateId},Kai,,kai@example.kw,${advocate.code},1,12.345,0,1.235,0,KWD\r\n`);
   });
 });
 
@@ -171,7 +171,7 @@ describe('the reward lifecycle on the overview, the advocates table and an advoc
     await t.db('rewards').where({ brand_id: brand.brandId, reward_id: await rewardOf(first.conversionId) }).update({ hold_until: t.db.raw(`now() - interval '1 second'`) });
     await approveDueRewards(t.db);
     expect(await figures()).toEqual(['15.00 USD', '10.00 USD', '0.00 USD', '0.00 USD', '3.00 USD', '1']);
-    expect(tableRows((await agent.get('/dashboard/advocates?period=7')).text)).toEqual([`Hal\thal@example.com\t${advocate.code}\t2\t150.00\t10.00\t3.00`]);
+    expect(tableRows((await agent.get('/dashboard/advocates?period=7')).text)).toEqual([`Hal\thal@example.com\t${advocate.code}\t2\t150.00\t10.00\t3.00\t0.00`]);
 
     // The held one is voided; 4.00 of the approved one is paid out.
     const voided = await t.http.post(`/api/v1/rewards/${await rewardOf(second.conversionId)}/void`).set(brand.headers).send({ reason: 'duplicate order' });
@@ -181,7 +181,7 @@ describe('the reward lifecycle on the overview, the advocates table and an advoc
     expect(await figures()).toEqual(['15.00 USD', '10.00 USD', '4.00 USD', '3.00 USD', '0.00 USD', '0']);
     const overview = await agent.get('/dashboard?period=7');
     expect(metric(overview.text, 'rewards-reversed')).toBe('2.00 USD');
-    expect(tableRows((await agent.get('/dashboard/advocates?period=7')).text)).toEqual([`Hal\thal@example.com\t${advocate.code}\t2\t150.00\t6.00\t0.00`]);
+    expect(tableRows((await agent.get('/dashboard/advocates?period=7')).text)).toEqual([`Hal\thal@example.com\t${advocate.code}\t2\t150.00\t6.00\t0.00\t0.00`]);
 
     const history = await agent.get(`/dashboard/advocates/${advocate.advocateId}`);
     expect(['balance', 'pending', 'approved', 'paid', 'voided'].map((name) => metric(history.text, name))).toEqual(['6.00 USD', '0.00 USD', '6.00 USD', '4.00 USD', '3.00 USD']);

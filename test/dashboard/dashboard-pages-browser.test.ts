@@ -144,6 +144,29 @@ describeInBrowser('the Reviews and outbound-webhooks pages, and the program emai
     expect(await pageWidth(page)).toBeLessThanOrEqual(390);
     await page.close();
   });
+  it('shows on a phone what an advocate owes after a refund of paid-out money, apart from the payable list, within 390 px (issue 40)', async () => {
+    const owing = await givenBrand(t.db, { name: 'Owed Outfitters', reward_type: 'fixed', reward_value: 10, reward_hold_days: 0 });
+    const bo = await givenAdvocate(t.db, owing.brandId, { first_name: 'Bo', email: 'bo.with.a.rather.long.address@northwind-outfitters.example', code: 'BO10' });
+    const sale = await t.http.post('/api/v1/track/conversion').set(owing.headers).send({ email: 'friend@example.com', order_id: 'OW-1', order_value: 80, referral_code: bo.code });
+    expect(sale.status).toBe(201);
+    const [line] = (await t.http.get('/api/v1/payouts').set(owing.headers)).body.data.payouts;
+    expect((await t.http.post('/api/v1/payouts/mark-paid').set(owing.headers).send({ payouts: [{ payout_id: line.payout_id, advocate_id: line.advocate_id, amount: line.amount }] })).status).toBe(200);
+    expect((await t.http.post('/api/v1/track/refund').set(owing.headers).send({ order_id: 'OW-1', refund_amount: 80, is_full_refund: true })).status).toBe(200);
+
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+    await signInAs(page, t.db, owing.brandId, origin);
+    await page.goto(`${origin}/dashboard/payouts`);
+    expect(await page.getByText('Nothing to pay').isVisible()).toBe(true);
+    const owed = page.getByRole('table', { name: 'Owed (USD)' });
+    expect(await owed.locator('tbody tr').innerText()).toMatch(/Owes 10\.00 USD from a refunded order; taken from their next rewards\./);
+    expect(await pageWidth(page)).toBeLessThanOrEqual(390);
+    await shot(page, 'payouts-owed-phone');
+    await page.goto(`${origin}/dashboard/advocates/${bo.advocateId}`);
+    expect(await page.locator('[data-metric="owed"]').innerText()).toBe('10.00 USD');
+    expect(await pageWidth(page)).toBeLessThanOrEqual(390);
+    await page.close();
+  });
+
   it('renders every program email\'s HTML part as a mail client would: names typed by people are text, the share button and unsubscribe link work, and it fits a phone', async () => {
     const shop = await createBrand(t.db, {
       name: 'Northwind <Outfitters>', plan: 'growth', reward_type: 'fixed', reward_value: 10, referee_discount_type: 'percentage',

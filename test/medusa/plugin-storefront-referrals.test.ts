@@ -37,9 +37,11 @@ async function givenStore(options: Record<string, unknown> = {}, customer: { fir
 }
 
 /** A friend's paid order with the code, straight to the service (the order path has its own tests). */
-async function friendOrders(brand: { headers: Record<string, string> }, code: string, value: number) {
-  const response = await service.http.post('/api/v1/track/conversion').set(brand.headers).send({ email: `friend-${uniqueOrderId()}@example.com`, order_id: uniqueOrderId(), order_value: value, referral_code: code });
+async function friendOrders(brand: { headers: Record<string, string> }, code: string, value: number): Promise<string> {
+  const orderId = uniqueOrderId();
+  const response = await service.http.post('/api/v1/track/conversion').set(brand.headers).send({ email: `friend-${uniqueOrderId()}@example.com`, order_id: orderId, order_value: value, referral_code: code });
   expect(response.status).toBe(201);
+  return orderId;
 }
 
 describe('POST /store/referrals/join (joinReferralProgram)', () => {
@@ -104,13 +106,19 @@ describe('GET /store/referrals/me (myReferrals)', () => {
     const code = joined.body.referral_code as string;
     expect(await myReferrals(store.deps, store.customerId)).toEqual({
       status: 200,
-      body: { referral_code: code, share_link: joined.body.share_link, status: 'active', friends_referred: 0, rewards: { currency: 'USD', held: 0, approved: 0, paid: 0 } },
+      body: { referral_code: code, share_link: joined.body.share_link, status: 'active', friends_referred: 0, rewards: { currency: 'USD', held: 0, approved: 0, paid: 0, owed: 0 } },
     });
 
-    await friendOrders(store.brand, code, 120);
+    const refunded = await friendOrders(store.brand, code, 120);
     await friendOrders(store.brand, code, 80);
     const me = await myReferrals(store.deps, store.customerId);
-    expect(me.body).toMatchObject({ friends_referred: 2, rewards: { currency: 'USD', held: 0, approved: 20, paid: 0 } });
+    expect(me.body).toMatchObject({ friends_referred: 2, rewards: { currency: 'USD', held: 0, approved: 20, paid: 0, owed: 0 } });
+
+    // Issue 40: paid out, then a refund took 12.00 back: owed 4.00, never approved -4.00.
+    const { payouts } = (await service.http.get('/api/v1/payouts').set(store.brand.headers)).body.data;
+    expect((await service.http.post('/api/v1/payouts/mark-paid').set(store.brand.headers).send({ payouts: payouts.map(({ payout_id, advocate_id, amount }: Record<string, unknown>) => ({ payout_id, advocate_id, amount })) })).status).toBe(200);
+    expect((await service.http.post('/api/v1/track/refund').set(store.brand.headers).send({ order_id: refunded, refund_amount: 120, is_full_refund: true })).status).toBe(200);
+    expect((await myReferrals(store.deps, store.customerId)).body).toMatchObject({ friends_referred: 1, rewards: { currency: 'USD', held: 0, approved: 0, paid: 20, owed: 12 } });
   });
 
   it("shows a customer only their own figures: another customer of the store who has not joined gets a 404, not the advocate's", async () => {

@@ -128,6 +128,13 @@ describe('the Shopify app proxy page (/apps/referrals → /shopify/proxy)', () =
     expect(page.text).toContain('<dd id="referrals-approved">5.00 USD</dd>');
     expect(page.text).toContain('<dd id="referrals-paid">2.50 USD</dd>');
     expect(page.text).not.toContain('<form');
+    expect(page.text).not.toContain('referrals-owed');
+
+    // Issue 40: the paid order refunded in full takes back 7.50, 2.50 of it already paid: owed, in words, never "approved -2.50".
+    expect((await context.app.http.post('/api/v1/track/refund').set(headers).send({ order_id: `proxy-${customer}-b`, refund_amount: 50, is_full_refund: true })).status).toBe(200);
+    const owing = await proxyGet({ shop, customerId: customer });
+    expect(owing.text).toContain('<dd id="referrals-approved">0.00 USD</dd>');
+    expect(owing.text).toContain('<p id="referrals-owed">You owe 2.50 USD from a refunded order; it will be taken from your next rewards.</p>');
 
     // Another signed-in customer sees a join form, never these figures.
     const stranger = await proxyGet({ shop, customerId: customerId() });

@@ -125,8 +125,8 @@ describe('outbound webhooks: events', () => {
     ]);
     const reversals = events.filter((event) => event.type === 'reward.reversed').map((event) => event.data);
     expect(reversals).toEqual([
-      { advocate_id: advocate.advocateId, conversion_id: partial.body.data.conversion_id, amount: 4, refund_id: 'r-1' },
-      { advocate_id: advocate.advocateId, conversion_id: partial.body.data.conversion_id, amount: 6, refund_id: 'r-2' },
+      { advocate_id: advocate.advocateId, conversion_id: partial.body.data.conversion_id, amount: 4, refund_id: 'r-1', order_id: orderId, currency: 'USD', owed: 0 },
+      { advocate_id: advocate.advocateId, conversion_id: partial.body.data.conversion_id, amount: 6, refund_id: 'r-2', order_id: orderId, currency: 'USD', owed: 0 },
     ]);
   });
 

@@ -130,7 +130,7 @@ export async function joinReferralProgram(deps: StorefrontDeps, customerId: stri
 
 /**
  * GET /store/referrals/me: the logged-in customer's own figures, found by their Medusa email: their
- * code, share link, friends referred and rewards by status (held, approved, paid, in the brand's
+ * code, share link, friends referred and rewards by status (held, approved, paid, and owed, in the brand's
  * currency). 404 when they have not joined.
  */
 export async function myReferrals(deps: StorefrontDeps, customerId: string): Promise<StorefrontAnswer> {
@@ -152,7 +152,14 @@ export async function myReferrals(deps: StorefrontDeps, customerId: string): Pro
       share_link: code ? linkOf(deps.options, code, data.share_link) : null,
       status: data.status,
       friends_referred: Number(data.friends_referred ?? 0),
-      rewards: { currency: rewards.currency, held: Number(rewards.held ?? 0), approved: Number(rewards.approved ?? 0), paid: Number(rewards.paid ?? 0) },
+      rewards: {
+        currency: rewards.currency,
+        held: Number(rewards.held ?? 0),
+        approved: Number(rewards.approved ?? 0),
+        paid: Number(rewards.paid ?? 0),
+        // Owed from refunded orders (the service's one figure), taken from the next rewards.
+        owed: Number(rewards.owed ?? 0),
+      },
     },
   };
 }
