@@ -115,8 +115,8 @@ describeInBrowser('the dashboard in a real browser (Chromium)', () => {
     let dialogs = 0;
     page.on('dialog', () => { dialogs += 1; });
     expect(await page.getByRole('link', { name: '<script>alert("x")</script>' }).count()).toBe(1);
-    expect(await rows.nth(0).innerText()).toBe('Ann\tann@northwind.example\tANN10\t2\t165.50\t16.55\t0.00');
-    expect(await rows.nth(1).innerText()).toBe('Ben\tben@northwind.example\tBEN20\t1\t80.00\t6.00\t0.00');
+    expect(await rows.nth(0).innerText()).toBe('Ann\tann@northwind.example\tANN10\t2\t165.50\t16.55\t0.00\t0.00');
+    expect(await rows.nth(1).innerText()).toBe('Ben\tben@northwind.example\tBEN20\t1\t80.00\t6.00\t0.00\t0.00');
     await shot(page, 'advocates-desktop');
 
     await page.getByLabel('Search by email, name or code').focus();

@@ -61,7 +61,7 @@ describeInBrowser('the dashboard in the brand\'s currency, in a real browser (Ch
     await shot(page, 'overview-jpy-desktop');
 
     await page.getByRole('link', { name: 'Advocates' }).click();
-    expect(await page.locator('tbody tr').first().innerText()).toBe(`Yui\tyui@example.jp\t${advocate.code}\t2\t13,799\t1,280\t100`);
+    expect(await page.locator('tbody tr').first().innerText()).toBe(`Yui\tyui@example.jp\t${advocate.code}\t2\t13,799\t1,280\t100\t0`);
     await page.getByRole('link', { name: 'Yui' }).click();
     await page.waitForURL(/\/dashboard\/advocates\/\d+$/);
     expect(await cell(page, 'pending')).toBe('100 JPY');

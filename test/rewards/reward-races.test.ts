@@ -113,6 +113,7 @@ describe('the reward ledger under concurrent transitions (real PostgreSQL)', () 
       paid: 0,
       voided: voidedTotal / 100,
       payable: Math.max(0, approvedTotal - redeemed) / 100,
+      owed: Math.max(0, redeemed - approvedTotal) / 100,
     });
     expect(Math.round((figures.credited - figures.reversed) * 100) + (await sumsOfKind(brand.brandId, 'void'))).toBe(approvedTotal);
     expect(await t.db('reward_ledger').where({ brand_id: brand.brandId, kind: 'redemption' })).toHaveLength(redemptions.filter((answer) => answer.response.body.data.discount_applied > 0).length);
