@@ -208,7 +208,7 @@ describe('the plugin inside a real Medusa 2.21 store', () => {
       share_link: joined.body.share_link,
       status: 'active',
       friends_referred: 0,
-      rewards: { currency: 'EUR', held: 0, approved: 0, paid: 0 },
+      rewards: { currency: 'EUR', held: 0, approved: 0, paid: 0, owed: 0 },
     });
 
     // A friend orders with the code (a promotion once the plugin's sync ran) and pays: Mia's page shows it.
