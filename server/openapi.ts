@@ -222,10 +222,10 @@ function buildOpenApiDocument() {
       },
       '/api/v1/advocates/{id}/balance': {
         get: {
-          summary: "An advocate's reward figures in the brand's currency: credited, reversed, redeemed, balance (spendable), pending, approved, paid, voided, payable (all plans)",
+          summary: "An advocate's reward figures in the brand's currency: credited, reversed, redeemed, balance (spendable), pending, approved, paid, issued, voided, payable (all plans)",
           security: apiKey,
           parameters: parameters(advocatePathSchema, 'path'),
-          responses: { ...errors, '200': { description: '`{success: true, data: {advocate_id, currency, credited, reversed, redeemed, balance, pending, approved, paid, voided, payable}}`' } },
+          responses: { ...errors, '200': { description: '`{success: true, data: {advocate_id, currency, credited, reversed, redeemed, balance, pending, approved, paid, issued, voided, payable}}`' } },
         },
       },
       '/api/v1/rewards/{id}': {

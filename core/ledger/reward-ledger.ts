@@ -192,10 +192,12 @@ export interface RewardBalance {
   balance: number;
   /** Held: pending and in-review rewards, net of refunds during the hold. */
   pending: number;
-  /** Approved and not paid out: credited − reversed − approved money voided − paid. */
+  /** Approved and neither paid out nor issued: credited − reversed − approved money voided − paid − issued. */
   approved: number;
   /** Paid out (`payouts mark-paid`). */
   paid: number;
+  /** Handed out to spend on the store, as single-use codes (a `coupon` brand; docs/merchants/reward-lifecycle.md "Fulfilment"). */
+  issued: number;
   /** Voided, held or approved. */
   voided: number;
   /** What a payout may pay now: approved − redeemed, at least 0. */
@@ -213,8 +215,9 @@ export function balanceFrom(
   const reversed = -sum('reversal');
   const redeemed = -sum('redemption') - sum('redemption_return');
   const paid = -sum('payout');
+  const issued = -sum('issued');
   const pending = HELD_KINDS.reduce((total, kind) => total + sum(kind), 0);
-  const approved = credited - reversed + sum('void') - paid;
+  const approved = credited - reversed + sum('void') - paid - issued;
   const exponent = currencyExponent(currency);
   const amount = (minor: Minor) => amountFromMinor(minor, exponent);
   return {
@@ -227,6 +230,7 @@ export function balanceFrom(
     pending: amount(pending),
     approved: amount(approved),
     paid: amount(paid),
+    issued: amount(issued),
     voided: amount(-sum('void') - sum('hold_void')),
     payable: amount(Math.max(0, approved - redeemed)),
   };

@@ -1,0 +1,142 @@
+import type { Knex } from 'knex';
+import { adminApiForBrand } from '../../connectors/shopify/admin-api';
+import { issueRewardCodes } from '../../connectors/shopify/reward-code-worker';
+import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
+import { TEST_SECRET } from '../helpers/test-app';
+import { referrals, setUpShopifyTests, uniqueShop } from './shopify-test-kit';
+
+const context = setUpShopifyTests();
+const cli = (argv: string[]) => referrals(context.app, argv);
+
+/** A brand connected to a fresh shop through a custom app granted `scopes`, holding nothing (rewards approved at once). */
+async function connectedBrand(settings: object = {}, scopes = ['read_orders', 'write_discounts']) {
+  const brand = await givenBrand(context.app.db, { plan: 'premier', reward_type: 'fixed', reward_value: 10, reward_hold_days: 0, ...settings });
+  const shop = uniqueShop();
+  context.fake.customTokens.set(shop, `shpat_${shop}`);
+  context.fake.scopes.set(shop, scopes);
+  const run = await cli(['shopify', 'connect', '--brand', brand.brandId, '--shop', shop, '--access-token', `shpat_${shop}`, '--api-secret', 'custom-secret', '--app-url', 'https://referrals.example.com', '--json']);
+  expect(run.code).toBe(0);
+  return { brand, shop };
+}
+
+/** A friend's order of 80.00 referred by the advocate's code, through the REST API. */
+async function referredOrder(headers: Record<string, string>, code: string) {
+  const order = await context.app.http.post('/api/v1/track/conversion').set(headers).send({ email: `friend-${uniqueOrderId()}@codes.example`, order_id: uniqueOrderId(), order_value: 80, referral_code: code });
+  expect(order.status).toBe(201);
+}
+
+/** One pass of the reward-code worker for one brand. */
+const issuePass = (brandId: string) =>
+  issueRewardCodes(context.app.db, { brandId, apiFor: (id) => adminApiForBrand(context.app.db, id, { encryptionSecret: TEST_SECRET, appConfig: null }) });
+
+const issuesOf = (db: Knex, brandId: string) => db('reward_issues').where({ brand_id: brandId }).orderBy('issue_id');
+const codesOn = (shop: string, code: string) => (context.fake.discounts.get(shop) ?? []).filter((discount) => discount.anchor === code);
+
+describe("a coupon brand's approved reward becomes a single-use Shopify code", () => {
+  it('a first Shopify link sets reward_fulfilment coupon; the merchant may switch it back to payout, and store_credit is refused naming the field', async () => {
+    const { brand } = await connectedBrand();
+    const settings = await context.app.http.get('/api/v1/brand').set(brand.headers);
+    expect(settings.body.data).toMatchObject({ reward_fulfilment: 'coupon', fulfil_min_amount: 0 });
+    const refused = await context.app.http.patch('/api/v1/brand').set(brand.headers).send({ reward_fulfilment: 'store_credit' });
+    expect([refused.status, refused.body.error]).toEqual([400, expect.stringMatching(/^reward_fulfilment\b/)]);
+    const negative = await context.app.http.patch('/api/v1/brand').set(brand.headers).send({ fulfil_min_amount: -1 });
+    expect([negative.status, negative.body.error]).toEqual([400, expect.stringMatching(/^fulfil_min_amount\b/)]);
+    const payout = await context.app.http.patch('/api/v1/brand').set(brand.headers).send({ reward_fulfilment: 'payout' });
+    expect(payout.body.data.reward_fulfilment).toBe('payout');
+  });
+
+  it('an approved reward of 10.00 (hold 0) becomes one single-use 10.00 code restricted to the advocate\'s customer; the balance shows it issued, not payable, and Payouts lists nothing', async () => {
+    const { brand, shop } = await connectedBrand();
+    const { db } = context.app;
+    const advocate = await givenAdvocate(db, brand.brandId);
+    // The advocate joined on the app proxy page logged in as customer 7001 (storefront-customers.ts records who they became).
+    await db('shopify_storefront_customers').insert({ brand_id: brand.brandId, shop_domain: shop, customer_id: '7001', advocate_id: advocate.advocateId });
+    await referredOrder(brand.headers, advocate.code);
+
+    const [issue] = await issuesOf(db, brand.brandId);
+    expect(issue).toMatchObject({ advocate_id: String(advocate.advocateId), amount: '10.00', status: 'pending', code: expect.stringMatching(/^RWD-[0-9A-F]{10}$/) });
+    const balance = await context.app.http.get(`/api/v1/advocates/${advocate.advocateId}/balance`).set(brand.headers);
+    expect(balance.body.data).toMatchObject({ credited: 10, issued: 10, approved: 0, balance: 0, payable: 0 });
+    const payouts = await context.app.http.get('/api/v1/payouts').set(brand.headers);
+    expect(payouts.body.data).toMatchObject({ count: 0, payouts: [] });
+
+    expect(await issuePass(brand.brandId)).toBe(1);
+    const [made] = codesOn(shop, issue!.code);
+    expect(codesOn(shop, issue!.code)).toHaveLength(1);
+    expect(made!.input).toMatchObject({
+      code: issue!.code,
+      usageLimit: 1,
+      appliesOncePerCustomer: true,
+      context: { customers: { add: ['gid://shopify/Customer/7001'] } },
+      customerGets: { items: { all: true }, value: { discountAmount: { amount: '10.00', appliesOnEachItem: false } } },
+      title: expect.stringContaining('referral reward'),
+    });
+    expect(await issuesOf(db, brand.brandId)).toMatchObject([{ status: 'issued', platform_id: made!.id, last_error: null }]);
+    expect(await issuePass(brand.brandId)).toBe(0);
+  });
+
+  it('a restart between Shopify\'s answer and the commit (the commit failed after the code was made) still leaves exactly one code: the next pass finds it', async () => {
+    const { brand, shop } = await connectedBrand();
+    const { db } = context.app;
+    const advocate = await givenAdvocate(db, brand.brandId);
+    await referredOrder(brand.headers, advocate.code);
+    // The commit that records the issue as issued fails, as a process killed after Shopify's answer never commits it.
+    const trigger = `fail_issue_${brand.brandId.replace(/-/g, '')}`;
+    await db.raw(`CREATE FUNCTION ${trigger}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.status = 'issued' AND NEW.brand_id = '${brand.brandId}' THEN RAISE EXCEPTION 'killed before the commit'; END IF; RETURN NEW; END $$`);
+    await db.raw(`CREATE TRIGGER ${trigger} BEFORE UPDATE ON reward_issues FOR EACH ROW EXECUTE FUNCTION ${trigger}()`);
+    try {
+      await issuePass(brand.brandId);
+    } finally {
+      await db.raw(`DROP TRIGGER ${trigger} ON reward_issues`);
+      await db.raw(`DROP FUNCTION ${trigger}()`);
+    }
+    const [failed] = await issuesOf(db, brand.brandId);
+    expect(failed).toMatchObject({ status: 'failed', attempts: 1, last_error: expect.stringContaining('killed before the commit') });
+    expect(codesOn(shop, failed!.code)).toHaveLength(1);
+    expect(context.fake.graphqlCalls(shop, 'CreateRewardCode')).toHaveLength(1);
+
+    // Its retry comes due (backoff), and the worker runs again.
+    await db('reward_issues').where({ brand_id: brand.brandId }).update({ next_attempt_at: db.fn.now() });
+    expect(await issuePass(brand.brandId)).toBe(1);
+    expect(context.fake.graphqlCalls(shop, 'CreateRewardCode')).toHaveLength(1);
+    expect(codesOn(shop, failed!.code)).toHaveLength(1);
+    expect(await issuesOf(db, brand.brandId)).toMatchObject([{ status: 'issued', platform_id: codesOn(shop, failed!.code)[0]!.id, attempts: 2 }]);
+  });
+
+  it('without write_discounts the issue fails naming the scope, waits (backoff), and is issued once the scope is granted; an unknown customer gets a code anyone with it may use', async () => {
+    const { brand, shop } = await connectedBrand({}, ['read_orders']);
+    const { db } = context.app;
+    const advocate = await givenAdvocate(db, brand.brandId);
+    await referredOrder(brand.headers, advocate.code);
+    await issuePass(brand.brandId);
+    const [failed] = await issuesOf(db, brand.brandId);
+    expect(failed).toMatchObject({ status: 'failed', attempts: 1, last_error: expect.stringContaining('write_discounts') });
+    expect(new Date(failed!.next_attempt_at).getTime()).toBeGreaterThan(Date.now() + 20_000);
+    expect(await issuePass(brand.brandId)).toBe(0);
+
+    context.fake.scopes.set(shop, ['read_orders', 'write_discounts']);
+    await db('reward_issues').where({ brand_id: brand.brandId }).update({ next_attempt_at: db.fn.now() });
+    await issuePass(brand.brandId);
+    expect(codesOn(shop, failed!.code)[0]!.input).toMatchObject({ context: { all: 'ALL' }, usageLimit: 1 });
+    expect(await issuesOf(db, brand.brandId)).toMatchObject([{ status: 'issued' }]);
+  });
+
+  it('fulfil_min_amount 15: a first 10.00 waits in the balance, the second reward issues one code of 20.00; a payout brand issues nothing and pays by hand', async () => {
+    const { brand } = await connectedBrand({ fulfil_min_amount: 15 });
+    const { db } = context.app;
+    const advocate = await givenAdvocate(db, brand.brandId);
+    await referredOrder(brand.headers, advocate.code);
+    expect(await issuesOf(db, brand.brandId)).toEqual([]);
+    await referredOrder(brand.headers, advocate.code);
+    expect(await issuesOf(db, brand.brandId)).toMatchObject([{ amount: '20.00', status: 'pending' }]);
+    const balance = await context.app.http.get(`/api/v1/advocates/${advocate.advocateId}/balance`).set(brand.headers);
+    expect(balance.body.data).toMatchObject({ credited: 20, issued: 20, payable: 0 });
+
+    const manual = await givenBrand(db, { reward_type: 'fixed', reward_value: 10, reward_hold_days: 0 });
+    const paid = await givenAdvocate(db, manual.brandId);
+    await referredOrder(manual.headers, paid.code);
+    expect(await issuesOf(db, manual.brandId)).toEqual([]);
+    const payouts = await context.app.http.get('/api/v1/payouts').set(manual.headers);
+    expect(payouts.body.data).toMatchObject({ count: 1, payouts: [{ advocate_id: paid.advocateId, amount: 10 }] });
+  });
+});
