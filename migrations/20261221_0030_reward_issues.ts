@@ -5,7 +5,11 @@ import { runStatements } from './run-statements';
 // choice (payout by hand, or a single-use code on its store) and the smallest spendable balance
 // issued; each issue an outbox row written with the `issued` ledger entry that moves its money out
 // of the spendable balance, worked by the platform's worker (connectors/shopify/reward-issue-worker.ts).
-// The kinds' list is written out, not imported: a landed migration does not change with the code.
+// The advocate hears of their code by the reward_issued email (a brand switch, on by default).
+// The kinds' and templates' lists are written out, not imported: a landed migration does not change with the code.
+const PROGRAM = `'advocate_welcome', 'advocate_link_again', 'reward_earned', 'reward_approved', 'reward_paid', 'friend_offer', 'reengagement'`;
+const ACCOUNT = `'merchant_sign_in', 'merchant_invitation'`;
+
 const upSql = `
 ALTER TABLE brands ADD COLUMN reward_fulfilment text NOT NULL DEFAULT 'payout' CHECK (reward_fulfilment IN ('payout', 'coupon'));
 ALTER TABLE brands ADD COLUMN fulfil_min_amount money_amount NOT NULL DEFAULT 0 CHECK (fulfil_min_amount >= 0);
@@ -38,9 +42,21 @@ ALTER TABLE reward_ledger DROP CONSTRAINT reward_ledger_kind_check;
 ALTER TABLE reward_ledger ADD CONSTRAINT reward_ledger_kind_check CHECK (kind IN (
   'credit', 'reversal', 'redemption', 'redemption_return',
   'hold', 'hold_reversal', 'release', 'hold_void', 'review', 'void', 'payout', 'issued'));
+ALTER TABLE brands ADD COLUMN email_reward_issued boolean NOT NULL DEFAULT true;
+ALTER TABLE mail_messages DROP CONSTRAINT IF EXISTS mail_messages_template_check;
+ALTER TABLE mail_messages ADD CONSTRAINT mail_messages_template_check CHECK (template IN (${PROGRAM}, 'reward_issued', ${ACCOUNT}));
+ALTER TABLE mail_templates DROP CONSTRAINT IF EXISTS mail_templates_template_check;
+ALTER TABLE mail_templates ADD CONSTRAINT mail_templates_template_check CHECK (template IN (${PROGRAM}, 'reward_issued'));
 `;
 
 const downSql = `
+DELETE FROM mail_messages WHERE template = 'reward_issued';
+DELETE FROM mail_templates WHERE template = 'reward_issued';
+ALTER TABLE mail_messages DROP CONSTRAINT IF EXISTS mail_messages_template_check;
+ALTER TABLE mail_messages ADD CONSTRAINT mail_messages_template_check CHECK (template IN (${PROGRAM}, ${ACCOUNT}));
+ALTER TABLE mail_templates DROP CONSTRAINT IF EXISTS mail_templates_template_check;
+ALTER TABLE mail_templates ADD CONSTRAINT mail_templates_template_check CHECK (template IN (${PROGRAM}));
+ALTER TABLE brands DROP COLUMN IF EXISTS email_reward_issued;
 DELETE FROM reward_ledger WHERE kind = 'issued';
 ALTER TABLE reward_ledger DROP CONSTRAINT reward_ledger_kind_check;
 ALTER TABLE reward_ledger ADD CONSTRAINT reward_ledger_kind_check CHECK (kind IN (

@@ -2,6 +2,8 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { type Brand, getBrand } from '../../core/brands/brand';
 import { currencyExponent } from '../../core/currency';
+import { enqueueMail } from '../../core/mail/enqueue-mail';
+import { rewardIssuedMail } from '../../core/mail/program-mail';
 import { decimalFromMinor, minorFromDecimal } from '../../core/money';
 import type { AdminApi } from './admin-api';
 import { accessHint } from './discount-sync';
@@ -104,6 +106,7 @@ export async function recordIssued(db: Knex, issue: IssueRow, platformId: string
     await trx('reward_issues')
       .where({ brand_id: issue.brand_id, issue_id: issue.issue_id })
       .update({ status: 'issued', platform_id: platformId, issued_at: trx.fn.now(), last_error: null, lease_until: null, attempts: issue.attempts + 1 });
+    await enqueueMail(trx, [rewardIssuedMail(issue.brand_id, { issueId: Number(issue.issue_id), advocateId: Number(issue.advocate_id), amount: issue.amount, code: issue.code })]);
   });
 }
 

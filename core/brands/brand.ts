@@ -113,6 +113,8 @@ export const brandSettingsSchema = z.object({
   email_reward_earned: z.boolean(),
   email_reward_approved: z.boolean(),
   email_reward_paid: z.boolean(),
+  /** A `coupon` brand's advocate gets their code (docs/merchants/program-emails.md). */
+  email_reward_issued: z.boolean(),
   email_friend_offer: z.boolean(),
   email_reengagement: z.boolean(),
   /** An advocate with no referral in this many days gets the re-engagement email (when it is on). */
@@ -175,6 +177,7 @@ interface BrandRow {
   email_reward_earned: boolean;
   email_reward_approved: boolean;
   email_reward_paid: boolean;
+  email_reward_issued: boolean;
   email_friend_offer: boolean;
   email_reengagement: boolean;
   reengagement_days: number;
@@ -221,6 +224,7 @@ function toBrand(row: BrandRow): Brand {
     email_reward_earned: row.email_reward_earned,
     email_reward_approved: row.email_reward_approved,
     email_reward_paid: row.email_reward_paid,
+    email_reward_issued: row.email_reward_issued,
     email_friend_offer: row.email_friend_offer,
     email_reengagement: row.email_reengagement,
     reengagement_days: row.reengagement_days,

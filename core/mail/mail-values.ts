@@ -9,6 +9,8 @@ export interface MailData {
   amount?: string;
   currency?: string;
   held_until?: string;
+  /** reward_issued: the advocate's single-use code. */
+  reward_code?: string;
   /** friend_offer: the advocate who referred the friend. */
   advocate_id?: number;
 }
@@ -77,6 +79,7 @@ export function mailValues(brand: Brand, data: MailData, advocate: MailAdvocate 
     share_link: (code && shareLink(brand, code)) || '',
     amount: data.amount !== undefined ? formatMoney(data.amount, data.currency ?? brand.currency, language) : '',
     held_until: data.held_until ? formatDate(data.held_until, language) : '',
+    reward_code: data.reward_code ?? '',
     friend_offer: friendOfferPhrase(brand, language),
     advocate_reward: advocateRewardPhrase(brand, language),
   };

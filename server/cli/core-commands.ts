@@ -51,6 +51,7 @@ function programEmailFlags(flags: Parameters<Command['run']>[0]) {
     email_reward_earned: yesNoFlag(flags, 'email-reward-earned'),
     email_reward_approved: yesNoFlag(flags, 'email-reward-approved'),
     email_reward_paid: yesNoFlag(flags, 'email-reward-paid'),
+    email_reward_issued: yesNoFlag(flags, 'email-reward-issued'),
     email_friend_offer: yesNoFlag(flags, 'email-friend-offer'),
     email_reengagement: yesNoFlag(flags, 'email-reengagement'),
     reengagement_days: numberFlag(flags, 'reengagement-days', { integer: true }),

@@ -76,6 +76,7 @@ export const SETTING_SECTIONS: Array<{ title: string; fields: SettingField[] }> 
       { name: 'email_reward_earned', label: 'Reward earned email', kind: 'boolean' },
       { name: 'email_reward_approved', label: 'Reward approved email', kind: 'boolean' },
       { name: 'email_reward_paid', label: 'Reward paid email', kind: 'boolean' },
+      { name: 'email_reward_issued', label: 'Reward code email (with coupon fulfilment)', kind: 'boolean' },
       { name: 'email_friend_offer', label: "Friend's offer email", kind: 'boolean' },
       { name: 'email_reengagement', label: 'Re-engagement email', kind: 'boolean' },
       { name: 'reengagement_days', label: 'Re-engage after (days)', kind: 'integer', hint: DAYS_HINT },

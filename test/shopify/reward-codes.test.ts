@@ -1,8 +1,13 @@
 import type { Knex } from 'knex';
 import { adminApiForBrand } from '../../connectors/shopify/admin-api';
 import { issueRewardCodes } from '../../connectors/shopify/reward-code-worker';
+import { type MailDeps, deliverDueMail } from '../../server/mail/deliver-mail';
+import type { MailSettings } from '../../server/mail/mail-settings';
+import { createMailTransport } from '../../server/mail/mail-transport';
+import { csrfTokenOf, settingsFormOf, signedInAgent } from '../dashboard/dashboard-helpers';
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { TEST_SECRET } from '../helpers/test-app';
+import { type SmtpReceiver, startSmtpReceiver } from '../mail/smtp-receiver';
 import { referrals, setUpShopifyTests, uniqueShop } from './shopify-test-kit';
 
 const context = setUpShopifyTests();
@@ -43,6 +48,20 @@ describe("a coupon brand's approved reward becomes a single-use Shopify code", (
     expect([negative.status, negative.body.error]).toEqual([400, expect.stringMatching(/^fulfil_min_amount\b/)]);
     const payout = await context.app.http.patch('/api/v1/brand').set(brand.headers).send({ reward_fulfilment: 'payout' });
     expect(payout.body.data.reward_fulfilment).toBe('payout');
+  });
+
+  it('the dashboard Settings page shows the fulfilment with what each option means, and saves a switch to payout and a smallest code', async () => {
+    const { brand } = await connectedBrand();
+    const agent = await signedInAgent(context.app.app, context.app.db, brand.brandId);
+    const page = await agent.get('/dashboard/settings');
+    expect(page.text).toContain('How advocates get their reward');
+    expect(page.text).toContain('coupon: approved money becomes a single-use discount code for that amount on your store');
+    const form = settingsFormOf(page.text);
+    expect(form).toMatchObject({ reward_fulfilment: 'coupon', fulfil_min_amount: '0' });
+    const saved = await agent.post('/dashboard/settings').type('form').send({ ...form, reward_fulfilment: 'payout', fulfil_min_amount: '25.50', csrf_token: csrfTokenOf(page.text) });
+    expect(saved.status).toBeLessThan(400);
+    const settings = await context.app.http.get('/api/v1/brand').set(brand.headers);
+    expect(settings.body.data).toMatchObject({ reward_fulfilment: 'payout', fulfil_min_amount: 25.5 });
   });
 
   it('an approved reward of 10.00 (hold 0) becomes one single-use 10.00 code restricted to the advocate\'s customer; the balance shows it issued, not payable, and Payouts lists nothing', async () => {
@@ -138,5 +157,47 @@ describe("a coupon brand's approved reward becomes a single-use Shopify code", (
     expect(await issuesOf(db, manual.brandId)).toEqual([]);
     const payouts = await context.app.http.get('/api/v1/payouts').set(manual.headers);
     expect(payouts.body.data).toMatchObject({ count: 1, payouts: [{ advocate_id: paid.advocateId, amount: 10 }] });
+  });
+});
+
+describe('the reward_issued email', () => {
+  let smtp: SmtpReceiver;
+  let deps: MailDeps;
+  beforeAll(async () => {
+    smtp = await startSmtpReceiver();
+    const settings: MailSettings = { smtpUrl: smtp.url, from: 'program@shop.example', workerIntervalMs: 50, sendTimeoutMs: 20_000, retryScale: 0.001 };
+    deps = { db: context.app.db, transport: createMailTransport(settings, '/nonexistent'), settings, publicUrl: 'https://referrals.example', secret: TEST_SECRET };
+  });
+  afterAll(async () => {
+    deps?.transport.close();
+    await smtp?.stop();
+  });
+  const sendDue = async (brandId: string) => {
+    while ((await deliverDueMail(deps, brandId)) > 0);
+  };
+
+  it('arrives once the code is made, with the code, the amount and how to use it (French for a French program); none while the code is not made, none when switched off', async () => {
+    const { brand } = await connectedBrand({ language: 'fr', email_reward_approved: false });
+    const { db } = context.app;
+    const advocate = await givenAdvocate(db, brand.brandId, { first_name: 'Léa' });
+    await referredOrder(brand.headers, advocate.code);
+    await sendDue(brand.brandId);
+    const received = () => smtp.received.filter((mail) => mail.to && !Array.isArray(mail.to) && mail.to.value[0]?.address?.toLowerCase() === advocate.email.toLowerCase());
+    expect(received()).toHaveLength(0);
+
+    await issuePass(brand.brandId);
+    await sendDue(brand.brandId);
+    const [issue] = await issuesOf(db, brand.brandId);
+    expect(received()).toHaveLength(1);
+    expect(received()[0]!.subject).toMatch(/Votre code de récompense de 10,00\s\$US/);
+    expect(received()[0]!.text).toContain(`Saisissez le code ${issue!.code} lors du paiement. Il est valable une fois, pour une commande.`);
+    expect(received()[0]!.text).toContain('Bonjour Léa');
+
+    const quiet = await connectedBrand({ email_reward_issued: false, email_reward_approved: false });
+    const other = await givenAdvocate(db, quiet.brand.brandId);
+    await referredOrder(quiet.brand.headers, other.code);
+    await issuePass(quiet.brand.brandId);
+    await sendDue(quiet.brand.brandId);
+    expect(await db('mail_messages').where({ brand_id: quiet.brand.brandId, template: 'reward_issued' })).toEqual([]);
   });
 });

@@ -20,7 +20,7 @@ const inOneDay = () => new Date(Date.now() + 24 * 3600_000);
 /** An installed shop on the premier plan (claims allowed), rewarding 10 per conversion, with TENOFF as a referral code. */
 async function premierShopWithTenoff(plan: 'premier' | 'growth' = 'premier') {
   const installed = await installApp(context.app, context.fake, undefined, plan);
-  await updateBrand(context.app.db, installed.brandId, { reward_type: 'fixed', reward_value: 10, reward_hold_days: 0 });
+  await updateBrand(context.app.db, installed.brandId, { reward_type: 'fixed', reward_value: 10, reward_hold_days: 0, reward_fulfilment: 'payout' }); // the reward stays in the balance (not issued as a code)
   const advocate = await givenAdvocate(context.app.db, installed.brandId, { code: 'TENOFF' });
   return { ...installed, advocate };
 }
