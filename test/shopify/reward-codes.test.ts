@@ -8,21 +8,13 @@ import { csrfTokenOf, settingsFormOf, signedInAgent } from '../dashboard/dashboa
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { TEST_SECRET } from '../helpers/test-app';
 import { type SmtpReceiver, startSmtpReceiver } from '../mail/smtp-receiver';
-import { referrals, setUpShopifyTests, uniqueShop } from './shopify-test-kit';
+import { connectedBrand as connectedShop, setUpShopifyTests } from './shopify-test-kit';
 
 const context = setUpShopifyTests();
-const cli = (argv: string[]) => referrals(context.app, argv);
 
 /** A brand connected to a fresh shop through a custom app granted `scopes`, holding nothing (rewards approved at once). */
-async function connectedBrand(settings: object = {}, scopes = ['read_orders', 'write_discounts']) {
-  const brand = await givenBrand(context.app.db, { plan: 'premier', reward_type: 'fixed', reward_value: 10, reward_hold_days: 0, ...settings });
-  const shop = uniqueShop();
-  context.fake.customTokens.set(shop, `shpat_${shop}`);
-  context.fake.scopes.set(shop, scopes);
-  const run = await cli(['shopify', 'connect', '--brand', brand.brandId, '--shop', shop, '--access-token', `shpat_${shop}`, '--api-secret', 'custom-secret', '--app-url', 'https://referrals.example.com', '--json']);
-  expect(run.code).toBe(0);
-  return { brand, shop };
-}
+const connectedBrand = (settings: object = {}, scopes?: string[]) =>
+  connectedShop(context, { reward_type: 'fixed', reward_value: 10, reward_hold_days: 0, ...settings }, scopes);
 
 /** A friend's order of 80.00 referred by the advocate's code, through the REST API. */
 async function referredOrder(headers: Record<string, string>, code: string) {
