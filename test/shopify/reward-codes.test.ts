@@ -8,7 +8,7 @@ import { csrfTokenOf, settingsFormOf, signedInAgent } from '../dashboard/dashboa
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { TEST_SECRET } from '../helpers/test-app';
 import { type SmtpReceiver, startSmtpReceiver } from '../mail/smtp-receiver';
-import { connectedBrand as connectedShop, setUpShopifyTests } from './shopify-test-kit';
+import { connectedBrand as connectedShop, referrals, setUpShopifyTests } from './shopify-test-kit';
 
 const context = setUpShopifyTests();
 
@@ -124,9 +124,13 @@ describe("a coupon brand's approved reward becomes a single-use Shopify code", (
     expect(failed).toMatchObject({ status: 'failed', attempts: 1, last_error: expect.stringContaining('write_discounts') });
     expect(new Date(failed!.next_attempt_at).getTime()).toBeGreaterThan(Date.now() + 20_000);
     expect(await issuePass(brand.brandId)).toBe(0);
+    const status = await referrals(context.app, ['shopify', 'codes', '--brand', brand.brandId, '--json']);
+    expect(JSON.parse(status.stdout).reward_codes).toMatchObject({ pending: 0, issued: 0, failed: 1, failures: [{ code: failed!.code, amount: '10.00', attempts: 1, last_error: expect.stringContaining('Grant the app the write_discounts scope') }] });
 
+    // The merchant grants the scope and the operator retries now instead of waiting for the backoff.
     context.fake.scopes.set(shop, ['read_orders', 'write_discounts']);
-    await db('reward_issues').where({ brand_id: brand.brandId }).update({ next_attempt_at: db.fn.now() });
+    const retried = await referrals(context.app, ['shopify', 'codes', '--brand', brand.brandId, '--retry-rewards', '--json']);
+    expect(JSON.parse(retried.stdout)).toMatchObject({ reward_codes_retried: 1 });
     await issuePass(brand.brandId);
     expect(codesOn(shop, failed!.code)[0]!.input).toMatchObject({ context: { all: 'ALL' }, usageLimit: 1 });
     expect(await issuesOf(db, brand.brandId)).toMatchObject([{ status: 'issued' }]);
