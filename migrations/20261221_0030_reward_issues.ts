@@ -31,13 +31,19 @@ CREATE TABLE reward_issues (
   lease_until timestamptz,
   created_at timestamptz NOT NULL DEFAULT now(),
   issued_at timestamptz,
+  -- The advocate claim a paid order that used the code was recorded as (core/claims/reward-code-claim.ts).
+  spent_claim_id bigint,
   PRIMARY KEY (brand_id, issue_id),
   FOREIGN KEY (brand_id, advocate_id) REFERENCES advocates (brand_id, advocate_id) ON DELETE CASCADE,
   UNIQUE (brand_id, code)
 );
 CREATE INDEX reward_issues_due ON reward_issues (next_attempt_at) WHERE status <> 'issued';
+-- A refund of an order that only spent a reward code finds its advocate claim by the order.
+CREATE INDEX claims_advocate_by_order ON claims (brand_id, order_id) WHERE type = 'advocate' AND order_id IS NOT NULL;
 ALTER TABLE reward_ledger ADD COLUMN issue_id bigint;
-CREATE UNIQUE INDEX reward_ledger_one_issue_entry ON reward_ledger (brand_id, issue_id) WHERE kind = 'issued';
+-- An issue moves its money onto the code once, and back (when the code is spent) once.
+CREATE UNIQUE INDEX reward_ledger_one_issue_entry ON reward_ledger (brand_id, issue_id) WHERE kind = 'issued' AND amount < 0;
+CREATE UNIQUE INDEX reward_ledger_one_issue_return ON reward_ledger (brand_id, issue_id) WHERE kind = 'issued' AND amount > 0;
 ALTER TABLE reward_ledger DROP CONSTRAINT reward_ledger_kind_check;
 ALTER TABLE reward_ledger ADD CONSTRAINT reward_ledger_kind_check CHECK (kind IN (
   'credit', 'reversal', 'redemption', 'redemption_return',
@@ -63,7 +69,9 @@ ALTER TABLE reward_ledger ADD CONSTRAINT reward_ledger_kind_check CHECK (kind IN
   'credit', 'reversal', 'redemption', 'redemption_return',
   'hold', 'hold_reversal', 'release', 'hold_void', 'review', 'void', 'payout'));
 DROP INDEX IF EXISTS reward_ledger_one_issue_entry;
+DROP INDEX IF EXISTS reward_ledger_one_issue_return;
 ALTER TABLE reward_ledger DROP COLUMN IF EXISTS issue_id;
+DROP INDEX IF EXISTS claims_advocate_by_order;
 DROP TABLE IF EXISTS reward_issues;
 ALTER TABLE brands DROP COLUMN IF EXISTS fulfil_min_amount;
 ALTER TABLE brands DROP COLUMN IF EXISTS reward_fulfilment;

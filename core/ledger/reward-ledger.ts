@@ -159,6 +159,25 @@ export async function redeemReward(
 }
 
 /**
+ * A spent reward code's money back from the code into the balance (an `issued` entry of +amount),
+ * for the advocate claim that records its use to redeem what the order took: once per issue.
+ */
+export async function returnIssued(db: Executor, entry: { brandId: string; advocateId: number; issueId: number; amount: Minor; exponent: number }): Promise<void> {
+  await db('reward_ledger')
+    .insert({
+      brand_id: entry.brandId,
+      advocate_id: entry.advocateId,
+      issue_id: entry.issueId,
+      kind: 'issued' satisfies LedgerEntryKind,
+      amount: decimalFromMinor(entry.amount, entry.exponent),
+      actor: 'system',
+      reason: 'reward code used',
+    })
+    .onConflict(db.raw("(brand_id, issue_id) WHERE kind = 'issued' AND amount > 0"))
+    .ignore();
+}
+
+/**
  * Gives back what a refunded advocate claim redeemed, pro rata on the cumulative refund (all of
  * it on a full refund), never more than was redeemed. Returns the amount given back.
  */

@@ -8,7 +8,8 @@ import { csrfTokenOf, settingsFormOf, signedInAgent } from '../dashboard/dashboa
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { TEST_SECRET } from '../helpers/test-app';
 import { type SmtpReceiver, startSmtpReceiver } from '../mail/smtp-receiver';
-import { connectedBrand as connectedShop, referrals, setUpShopifyTests } from './shopify-test-kit';
+import { processInbox } from '../../connectors/shopify/process-inbox';
+import { connectedBrand as connectedShop, exactNumber, fixtureText, referrals, refundOf, sendWebhook, setUpShopifyTests, variant } from './shopify-test-kit';
 
 const context = setUpShopifyTests();
 
@@ -153,6 +154,42 @@ describe("a coupon brand's approved reward becomes a single-use Shopify code", (
     expect(await issuesOf(db, manual.brandId)).toEqual([]);
     const payouts = await context.app.http.get('/api/v1/payouts').set(manual.headers);
     expect(payouts.body.data).toMatchObject({ count: 1, payouts: [{ advocate_id: paid.advocateId, amount: 10 }] });
+  });
+});
+
+describe('spending a reward code', () => {
+  it("a friend's paid order carrying the advocate's code records the advocate's claim (type advocate) that spends it: redeemed 10.00, nothing issued or payable left; the order delivered again records nothing more", async () => {
+    const { brand, shop } = await connectedBrand();
+    const { db } = context.app;
+    const advocate = await givenAdvocate(db, brand.brandId);
+    await referredOrder(brand.headers, advocate.code);
+    await issuePass(brand.brandId);
+    const [issue] = await issuesOf(db, brand.brandId);
+    const orderId = String(Date.now());
+    const order = variant(fixtureText('orders-paid.webhook-sample.json'), (payload) => {
+      payload.id = exactNumber(orderId);
+      payload.test = false;
+      payload.email = 'friend-spends@codes.example';
+      payload.discount_codes = [{ code: issue!.code.toLowerCase(), amount: '10.00', type: 'fixed_amount' }];
+    });
+    for (const webhookId of [`paid-${orderId}`, `paid-${orderId}-again`]) {
+      expect((await sendWebhook(context.app, order, { topic: 'orders/paid', shop, webhookId, secret: 'custom-secret' })).status).toBe(200);
+      await processInbox(db, { brandId: brand.brandId });
+    }
+
+    const claims = await db('claims').where({ brand_id: brand.brandId, type: 'advocate' });
+    expect(claims).toEqual([expect.objectContaining({ advocate_id: String(advocate.advocateId), referral_code: advocate.code, order_id: orderId, discount_applied: '10.00', source: 'shopify', status: 'converted' })]);
+    expect(await db('conversions').where({ brand_id: brand.brandId, order_id: orderId })).toEqual([]);
+    expect(await issuesOf(db, brand.brandId)).toMatchObject([{ status: 'issued', spent_claim_id: claims[0]!.claim_id }]);
+    const balance = await context.app.http.get(`/api/v1/advocates/${advocate.advocateId}/balance`).set(brand.headers);
+    expect(balance.body.data).toMatchObject({ credited: 10, issued: 0, redeemed: 10, balance: 0, payable: 0 });
+
+    // The friend's order refunded in full: the claim is refunded and its 10.00 returns to the advocate (redemption_return).
+    expect((await sendWebhook(context.app, refundOf(orderId, `${orderId}1`, '398.00'), { topic: 'refunds/create', shop, secret: 'custom-secret' })).status).toBe(200);
+    await processInbox(db, { brandId: brand.brandId });
+    expect(await db('claims').where({ brand_id: brand.brandId, claim_id: claims[0]!.claim_id }).first()).toMatchObject({ status: 'refunded' });
+    const returned = await context.app.http.get(`/api/v1/advocates/${advocate.advocateId}/balance`).set(brand.headers);
+    expect(returned.body.data).toMatchObject({ credited: 10, issued: 0, redeemed: 0, balance: 10 });
   });
 });
 

@@ -183,3 +183,12 @@ export async function connectedBrand(context: ShopifyTestContext, settings: obje
   if (run.code !== 0) throw new Error(`shopify connect failed: ${run.stderr}`);
   return { brand, shop };
 }
+
+/** A refunds/create body (the published sample) refunding `amount` of the order in one successful transaction. */
+export function refundOf(orderId: string, refundId: string, amount: string): string {
+  return variant(fixtureText('refunds-create.webhook-sample.json'), (refund) => {
+    refund.id = exactNumber(refundId);
+    refund.order_id = exactNumber(orderId);
+    refund.transactions = [{ id: Number(refundId.slice(-6)), kind: 'refund', status: 'success', amount, currency: 'USD', gateway: 'bogus' }];
+  });
+}
