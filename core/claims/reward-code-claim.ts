@@ -4,11 +4,9 @@ import type { Brand } from '../brands/brand';
 import type { ConversionInput } from '../conversions/conversion-input';
 import type { ConversionMoney } from '../conversions/conversion-money';
 import { amountFromMinor, minorFromDecimal, toMinor } from '../money';
+import { REWARD_CODE } from '../rewards/issue-rewards';
 import type { ClaimStatus } from './claim-status';
 import { createClaimFor } from './create-claim';
-
-/** The shape of an issue's code (core/rewards/issue-rewards.ts): only an order carrying one is looked up. */
-const REWARD_CODE = /^RWD-[0-9A-F]{10}$/i;
 
 /**
  * A paid order that used an advocate's reward code (docs/merchants/reward-lifecycle.md "Fulfilment")

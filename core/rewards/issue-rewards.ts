@@ -19,6 +19,9 @@ const SPENDABLE_KINDS: readonly LedgerEntryKind[] = ['credit', 'reversal', 'void
  */
 const CODE_SQL = `'RWD-' || upper(substr(md5(b.brand_id::text || ':' || s.advocate_id || ':' || n.issue_id), 1, 10))`;
 
+/** What CODE_SQL makes: an order carrying nothing like it is not looked up (core/claims/reward-code-claim.ts). */
+export const REWARD_CODE = /^RWD-[0-9A-F]{10}$/i;
+
 const ISSUE_SQL = `
 WITH b AS (SELECT brand_id, currency, fulfil_min_amount FROM brands WHERE brand_id = ? AND reward_fulfilment = 'coupon'),
 s AS (
