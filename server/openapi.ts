@@ -229,10 +229,10 @@ function buildOpenApiDocument() {
       },
       '/api/v1/advocates/{id}/balance': {
         get: {
-          summary: "An advocate's reward figures in the brand's currency: credited, reversed, redeemed, balance (spendable), pending, approved, paid, voided, payable, owed (all plans)",
+          summary: "An advocate's reward figures in the brand's currency: credited, reversed, redeemed, balance (spendable), pending, approved, paid, issued, voided, payable, owed (all plans)",
           security: apiKey,
           parameters: parameters(advocatePathSchema, 'path'),
-          responses: { ...errors, '200': answered('`{success: true, data: {advocate_id, currency, credited, reversed, redeemed, balance, pending, approved, paid, voided, payable, owed}}`', rewardBalanceSchema) },
+          responses: { ...errors, '200': answered('`{success: true, data: {advocate_id, currency, credited, reversed, redeemed, balance, pending, approved, paid, issued, voided, payable, owed}}`', rewardBalanceSchema) },
         },
       },
       '/api/v1/rewards/{id}': {

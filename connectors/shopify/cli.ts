@@ -11,6 +11,7 @@ import { reconcileShop } from './reconcile';
 import { type ShopifySettings, normalizeShopDomain, webhookUrl } from './shopify-config';
 import { repairDiscount } from './discount-repair';
 import { discountStatus } from './discount-status';
+import { retryRewardCodes, rewardCodeStatus } from './reward-code-status';
 import { shopStatus } from './shop-status';
 import { subscribeAndRecord } from './subscription-states';
 
@@ -99,13 +100,14 @@ export function shopifyCommands(settings: ShopifySettings): Record<string, Comma
       shopStatus(db, brandId, () => adminApiForBrand(db, brandId, { encryptionSecret: config.keyEncryptionSecret, appConfig: settings.app })),
     ),
     'shopify codes': flagsFirst(
-      'shopify codes --brand ID [--repair] [--json]',
-      (flags) => ({ brandId: brandFlag(flags), repair: Boolean(flags.repair) }),
-      async ({ brandId, repair }, { db, config }) => {
+      'shopify codes --brand ID [--repair] [--retry-rewards] [--json]',
+      (flags) => ({ brandId: brandFlag(flags), repair: Boolean(flags.repair), retryRewards: Boolean(flags['retry-rewards']) }),
+      async ({ brandId, repair, retryRewards }, { db, config }) => {
         const repaired = repair
           ? await repairDiscount(db, brandId, () => adminApiForBrand(db, brandId, { encryptionSecret: config.keyEncryptionSecret, appConfig: settings.app }))
           : null;
-        return { ...(await discountStatus(db, brandId)), ...(repaired ? { repair: repaired } : {}) };
+        const retried = retryRewards ? { reward_codes_retried: await retryRewardCodes(db, brandId) } : {};
+        return { ...(await discountStatus(db, brandId)), reward_codes: await rewardCodeStatus(db, brandId), ...(repaired ? { repair: repaired } : {}), ...retried };
       },
     ),
     'shopify reconcile': flagsFirst(

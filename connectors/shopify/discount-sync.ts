@@ -219,8 +219,8 @@ export async function syncShopDiscount(db: Knex, apiFor: () => Promise<AdminApi>
   return work;
 }
 
-/** Shopify's access refusal, with what the merchant does about it. */
-function accessHint(message: string): string {
+/** Shopify's access refusal, with what the merchant does about it (the friend's offer's sync and the reward codes'). */
+export function accessHint(message: string): string {
   return /write_discounts|read_discounts|access denied/i.test(message)
     ? `${message} Grant the app the write_discounts scope: reinstall it (public app), or add the scope to the custom app and run \`referrals shopify connect\` again.`
     : message;

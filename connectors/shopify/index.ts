@@ -4,12 +4,13 @@ import { shopifyConnection } from './dashboard-connection';
 import { shopifyEmbeddedSession } from './embedded-session';
 import { checkShopifyOffer } from './discount-offer';
 import { startDiscountSyncWorker } from './discount-worker';
+import { startRewardCodeWorker } from './reward-code-worker';
 import { InboxBell, startShopifyInboxWorker } from './inbox-worker';
 import { shopifyRoutes } from './http-routes';
 import { startSessionRefresher } from './refresh-sessions';
 import { loadShopifySettings } from './shopify-config';
 
-/** The Shopify app: install and webhook routes, the inbox worker (and session renewal), `shopify …` commands, the embedded dashboard's sign-in. */
+/** The Shopify app: install and webhook routes, the inbox, discount and reward-code workers (and session renewal), `shopify …` commands, the embedded dashboard's sign-in. */
 export const shopifyConnector: Connector = {
   name: 'shopify',
   configure(env) {
@@ -21,6 +22,7 @@ export const shopifyConnector: Connector = {
       startWorkers: (deps) => [
         startShopifyInboxWorker({ ...deps, bell }),
         startDiscountSyncWorker(deps, settings.app),
+        startRewardCodeWorker(deps, settings.app),
         ...(settings.app ? [startSessionRefresher(deps, settings.app)] : []),
       ],
       cliCommands: shopifyCommands(settings),

@@ -38,6 +38,7 @@ export async function saveShopLink(
   trx: Knex.Transaction,
   link: Pick<ShopLink, 'brand_id' | 'shop_domain' | 'app_kind' | 'api_secret_encrypted'> & { created_brand?: boolean; scopes?: string | null },
 ): Promise<void> {
+  const linkedBefore = await trx('shopify_shops').where({ brand_id: link.brand_id, shop_domain: link.shop_domain }).first('status');
   await trx('shopify_shops')
     .insert({
       brand_id: link.brand_id,
@@ -58,7 +59,9 @@ export async function saveShopLink(
       uninstalled_at: null,
     });
   // The brand's codes become the shop's discount codes (docs/merchants/shopify-discounts.md): share links apply them at checkout.
-  await updateBrand(trx, link.brand_id, { share_link_kind: 'shopify_discount' });
+  // A first link also hands approved rewards out as single-use codes (docs/merchants/reward-lifecycle.md
+  // "Fulfilment"); a reinstall keeps what the merchant chose since.
+  await updateBrand(trx, link.brand_id, { share_link_kind: 'shopify_discount', ...(linkedBefore ? {} : { reward_fulfilment: 'coupon' as const }) });
 }
 
 export async function markShopUninstalled(db: Executor, brandId: string, shopDomain: string): Promise<void> {

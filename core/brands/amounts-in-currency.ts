@@ -8,10 +8,10 @@ import type { BrandSettings } from './brand';
  * every claim computes its discount with them (core/claims/claim-discount.ts), so a minimum purchase
  * of 999,999,999,999.9999 USD would refuse every claim. The schema cannot tell; it knows no currency.
  */
-export function amountsInCurrency(currency: string, settings: Partial<Pick<BrandSettings, 'referee_min_purchase' | 'referee_discount_cap'>>): void {
+export function amountsInCurrency(currency: string, settings: Partial<Pick<BrandSettings, 'referee_min_purchase' | 'referee_discount_cap' | 'fulfil_min_amount'>>): void {
   const exponent = currencyExponent(currency);
   const most = decimalFromMinor(maxMinor(exponent), exponent);
-  for (const field of ['referee_min_purchase', 'referee_discount_cap'] as const) {
+  for (const field of ['referee_min_purchase', 'referee_discount_cap', 'fulfil_min_amount'] as const) {
     const value = settings[field];
     if (value === null || value === undefined) continue;
     if (value > Number(most)) throw new Invalid(`${field} must be at most ${most} ${currency}`);

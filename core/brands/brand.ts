@@ -19,6 +19,14 @@ export type RefereeOfferType = (typeof REFEREE_OFFER_TYPES)[number];
 export const ATTRIBUTION_MODELS = ['last_click', 'first_click'] as const;
 export type AttributionModel = (typeof ATTRIBUTION_MODELS)[number];
 
+/**
+ * How an advocate's approved reward reaches them (docs/merchants/reward-lifecycle.md "Fulfilment"):
+ * `payout` — paid by hand from Payouts; `coupon` — a single-use discount code for the amount on the
+ * linked store (a brand linked to a Shopify shop starts with it). Store credit may follow.
+ */
+export const REWARD_FULFILMENTS = ['payout', 'coupon'] as const;
+export type RewardFulfilment = (typeof REWARD_FULFILMENTS)[number];
+
 /** The languages program emails are written in (core/mail/default-templates.ts); English is the default. */
 export const LANGUAGES = ['en', 'fr', 'de', 'es'] as const;
 export type Language = (typeof LANGUAGES)[number];
@@ -78,6 +86,9 @@ export const brandSettingsSchema = z.object({
   count_test_orders: z.boolean(),
   /** Days a new reward is held (pending) before it is approved; 0 approves at once (docs/merchants/reward-lifecycle.md). */
   reward_hold_days: days().nonnegative({ error: 'must not be negative' }),
+  reward_fulfilment: z.enum(REWARD_FULFILMENTS),
+  /** With `coupon`: approved money waits until the advocate's spendable balance reaches this, then one code carries all of it. */
+  fulfil_min_amount: storedAmount(),
   /** Advocate claims may spend pending (held) rewards too, not only approved ones. */
   allow_pending_redemption: z.boolean(),
   /** Fraud rules (docs/merchants/fraud-review.md): each switch on by default; a flagged conversion is held for review. */
@@ -104,6 +115,8 @@ export const brandSettingsSchema = z.object({
   email_reward_paid: z.boolean(),
   /** A refund took money back from a reward the advocate was told of: what, and what they owe. */
   email_reward_reversed: z.boolean(),
+  /** A `coupon` brand's advocate gets their code (docs/merchants/program-emails.md). */
+  email_reward_issued: z.boolean(),
   email_friend_offer: z.boolean(),
   email_reengagement: z.boolean(),
   /** An advocate with no referral in this many days gets the re-engagement email (when it is on). */
@@ -150,6 +163,8 @@ interface BrandRow {
   count_test_orders: boolean;
   reward_hold_days: number;
   allow_pending_redemption: boolean;
+  reward_fulfilment: RewardFulfilment;
+  fulfil_min_amount: string;
   fraud_self_referral: boolean;
   fraud_velocity: boolean;
   fraud_disposable_email: boolean;
@@ -165,6 +180,7 @@ interface BrandRow {
   email_reward_approved: boolean;
   email_reward_paid: boolean;
   email_reward_reversed: boolean;
+  email_reward_issued: boolean;
   email_friend_offer: boolean;
   email_reengagement: boolean;
   reengagement_days: number;
@@ -195,6 +211,8 @@ function toBrand(row: BrandRow): Brand {
     count_test_orders: row.count_test_orders,
     reward_hold_days: row.reward_hold_days,
     allow_pending_redemption: row.allow_pending_redemption,
+    reward_fulfilment: row.reward_fulfilment,
+    fulfil_min_amount: Number(row.fulfil_min_amount),
     fraud_self_referral: row.fraud_self_referral,
     fraud_velocity: row.fraud_velocity,
     fraud_disposable_email: row.fraud_disposable_email,
@@ -210,6 +228,7 @@ function toBrand(row: BrandRow): Brand {
     email_reward_approved: row.email_reward_approved,
     email_reward_paid: row.email_reward_paid,
     email_reward_reversed: row.email_reward_reversed,
+    email_reward_issued: row.email_reward_issued,
     email_friend_offer: row.email_friend_offer,
     email_reengagement: row.email_reengagement,
     reengagement_days: row.reengagement_days,

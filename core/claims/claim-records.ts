@@ -46,6 +46,11 @@ export async function findClaim(db: Executor, brandId: string, claimId: number, 
   return toClaim(await (forUpdate ? query.forUpdate() : query).first());
 }
 
+/** The advocate claim an order that spent a reward code was recorded as (reward-code-claim.ts), locked; null when none. */
+export async function findAdvocateClaimOfOrder(db: Executor, brandId: string, orderId: string): Promise<ClaimRecord | null> {
+  return toClaim(await db('claims').select(CLAIM_COLUMNS).where({ brand_id: brandId, order_id: orderId, type: 'advocate' }).orderBy('claim_id').forUpdate().first());
+}
+
 /** What a batch of orders asks of claims: the ones they name by id, and their customers' pending ones. */
 export interface ClaimsWanted {
   named: Array<{ brandId: string; claimId: number }>;

@@ -6,7 +6,7 @@ import { lockKey } from '../db/advisory-lock';
 import { eligibilityFor } from '../eligibility/check-eligibility';
 import { type Currency, currencyOf, requireCurrency } from '../currency';
 import { Conflict, Invalid, NotFound, Unprocessable } from '../errors';
-import { redeemReward, rewardBalance } from '../ledger/reward-ledger';
+import { redeemReward, returnIssued, rewardBalance } from '../ledger/reward-ledger';
 import { type Minor, amountFromDecimal, amountFromMinor, decimalFromMinor, toMinor } from '../money';
 import { enqueueMail } from '../mail/enqueue-mail';
 import { isMailbox } from '../mail/mailbox';
@@ -49,6 +49,8 @@ export interface CreateClaimOptions {
   enforceEligibility?: boolean;
   /** 'reuse': a duplicate returns the customer's claim of the last 24 h instead of a Conflict. */
   onDuplicate?: 'refuse' | 'reuse';
+  /** An advocate claim that spends a reward code (reward-code-claim.ts): it spends the code's money, not the balance. */
+  spendsIssue?: { issueId: number; amount: Minor };
 }
 
 /**
@@ -96,7 +98,7 @@ export async function createClaimFor(
     if (!eligibility.eligible) throw new Invalid(eligibility.message, { error_code: eligibility.error });
   }
 
-  const available = input.type === 'advocate' ? await availableReward(trx, brand, owner, currency) : 0;
+  const available = input.type !== 'advocate' ? 0 : options.spendsIssue ? options.spendsIssue.amount : await availableReward(trx, brand, owner, currency);
   const amounts = claimAmounts(
     input,
     input.type === 'advocate' ? { type: 'fixed', value: amountFromMinor(available, currency.exponent) } : refereeDiscount(brand),
@@ -132,6 +134,9 @@ export async function createClaimFor(
   if (input.type === 'advocate') {
     // The ledger never goes below zero: at most what the advocate has is redeemed.
     const redeemed = Math.min(amounts.discount_applied, available);
+    // A spent code's money comes back from the code first; what the order did not take stays in the balance.
+    const spent = options.spendsIssue;
+    if (spent) await returnIssued(trx, { brandId: brand.brand_id, advocateId: owner.advocate_id, issueId: spent.issueId, amount: spent.amount, exponent: currency.exponent });
     await redeemReward(trx, { brandId: brand.brand_id, advocateId: owner.advocate_id, claimId: claim.claim_id, amount: redeemed, exponent: currency.exponent });
   }
   // Webhooks (docs/api/webhooks.md): in this transaction, so the event commits with the claim.

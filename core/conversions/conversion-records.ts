@@ -1,3 +1,4 @@
+import { issueSpendable } from '../rewards/issue-rewards';
 import type { Knex } from 'knex';
 import type { Brand } from '../brands/brand';
 import type { ClaimRecord } from '../claims/claim-records';
@@ -120,6 +121,7 @@ export async function completeIfPending(
       insertNewRewards(trx, 'conversion'), creditNewRewards(trx, 'reward'), queueRewardMail(trx, 'reward'),
     ],
   );
+  if (rewardStatus === 'approved') await issueSpendable(trx, brand, [Number(updated.advocate_id)]);
   const conversion = toConversionView(updated);
   // Webhooks (docs/api/webhooks.md): the upgrade earns the reward now (held, in review or approved); its email was written with it.
   if (conversion.referrer_reward_paid > 0) await emitWebhookEvents(trx, brand.brand_id, [rewardCredited(conversion, rewardStatus)]);

@@ -1,13 +1,14 @@
 import type { Knex } from 'knex';
 import { askEnrollment } from '../advocates/auto-enroll';
 import { assertBrandActive } from '../brands/brand-status';
+import { spendRewardCodes } from '../claims/reward-code-claim';
 import { screenConversion } from '../fraud/screen-conversion';
 import { newRewardStatus } from '../rewards/reward-records';
 import { conversionCreatedEvents } from '../webhooks/conversion-events';
 import { emitWebhookEvents } from '../webhooks/emit-event';
 import { answerRepeat } from './answer-repeat';
 import { findReferrer } from './attribute-conversion';
-import { conversionMoney } from './conversion-money';
+import { type ConversionMoney, conversionMoney } from './conversion-money';
 import { findExistingConversion } from './conversion-records';
 import { toConversionView } from './conversion-view';
 import { linkClaim } from './link-claim';
@@ -33,6 +34,24 @@ export async function convertPaidOrder(trx: Knex.Transaction, { brand, order }: 
   const money = conversionMoney(brand, input);
   // Every paying customer an advocate, where the brand asks for it (a row in this transaction; nothing for other brands).
   await askEnrollment(trx, brand, input);
+
+  const answer = await recordReferral(trx, { brand, order }, store, money, rewardOptions);
+
+  // 9. Reward codes: one the order used is its advocate's claim, referral or not; after the referral
+  // is decided, so that claim never makes the order a referral of theirs (nothing for most orders).
+  await spendRewardCodes(trx, brand, input, money, order.claim_source ?? 'api');
+  return answer;
+}
+
+/** Steps 3 to 8: an order that is a referral becomes a conversion with its claim, review, reward and events. */
+async function recordReferral(
+  trx: Knex.Transaction,
+  { brand, order }: PaidOrder,
+  store: PaidOrderStore,
+  money: ConversionMoney,
+  rewardOptions: { inReview: boolean },
+): Promise<PaidOrderResult> {
+  const input = order.conversion;
 
   // 3. Referrer: a claim or a code's owner; none: not a referral.
   const referrer = await findReferrer(trx, store, brand, input, order);

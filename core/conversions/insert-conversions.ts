@@ -1,3 +1,4 @@
+import { issueApproved } from '../rewards/issue-rewards';
 import type { Knex } from 'knex';
 import { normalizeEmail } from '../advocates/normalize';
 import type { Brand } from '../brands/brand';
@@ -99,6 +100,8 @@ export async function insertConversions(trx: Knex.Transaction, conversions: NewC
   const records = conversions.map((conversion, item) => ({ item, ...conversionRecord(conversion) }));
   const { rows } = await insertStatement(trx, [JSON.stringify(records)]);
   const byItem = new Map((rows as InsertedRow[]).map(({ item, ...row }) => [item, row]));
+  // A reward approved at once (no hold) is spendable now: a coupon brand issues it in this transaction.
+  await issueApproved(trx, conversions.flatMap(({ brand, attribution, rewardStatus }, item) => (byItem.has(item) && rewardStatus === 'approved' ? [{ brand, advocateId: attribution.advocate_id }] : [])));
   return conversions.map(({ reasons }, item) => {
     const inserted = byItem.get(item);
     if (!inserted) return undefined;

@@ -4,7 +4,8 @@
  *   (− a refund's share during the hold), `release` (− what is left, when approved), `hold_void`
  *   (− what is left, when voided);
  * - approved: `credit` (+ at approval, or at once with no hold), `reversal` (− a refund's share),
- *   `void` (− what is left of an approved, unpaid reward), `payout` (− paid out to the advocate);
+ *   `void` (− what is left of an approved, unpaid reward), `payout` (− paid out to the advocate),
+ *   `issued` (− handed out as a single-use code, core/rewards/issue-rewards.ts);
  * - spent: `redemption` (− an advocate claim) and `redemption_return` (+ its refund);
  * - `review` (0): an in-review reward passed review and is held until its hold ends.
  * The database CHECKs the same list.
@@ -21,6 +22,7 @@ export const LEDGER_ENTRY_KINDS = [
   'review',
   'void',
   'payout',
+  'issued',
 ] as const;
 export type LedgerEntryKind = (typeof LEDGER_ENTRY_KINDS)[number];
 

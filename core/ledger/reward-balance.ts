@@ -17,8 +17,9 @@ export const rewardBalanceSchema = z.object({
   pending: z.number().describe('Held: pending and in-review rewards, net of refunds during the hold'),
   approved: z
     .number()
-    .describe('Approved and not paid out: credited − reversed − approved money voided − paid; below zero when refunds took back money already paid out (see owed)'),
+    .describe('Approved and neither paid out nor issued: credited − reversed − approved money voided − paid − issued; below zero when refunds took back money already paid out or issued (see owed)'),
   paid: z.number().describe('Paid out (payouts mark-paid)'),
+  issued: z.number().describe("Handed out to spend on the store as single-use codes (a coupon brand's fulfilment), net of what unused codes gave back"),
   voided: z.number().describe('Voided, held or approved'),
   payable: z.number().describe('What a payout may pay now: approved − redeemed, at least 0'),
   owed: z

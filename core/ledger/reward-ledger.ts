@@ -162,6 +162,25 @@ export async function redeemReward(
 }
 
 /**
+ * A spent reward code's money back from the code into the balance (an `issued` entry of +amount),
+ * for the advocate claim that records its use to redeem what the order took: once per issue.
+ */
+export async function returnIssued(db: Executor, entry: { brandId: string; advocateId: number; issueId: number; amount: Minor; exponent: number }): Promise<void> {
+  await db('reward_ledger')
+    .insert({
+      brand_id: entry.brandId,
+      advocate_id: entry.advocateId,
+      issue_id: entry.issueId,
+      kind: 'issued' satisfies LedgerEntryKind,
+      amount: decimalFromMinor(entry.amount, entry.exponent),
+      actor: 'system',
+      reason: 'reward code used',
+    })
+    .onConflict(db.raw("(brand_id, issue_id) WHERE kind = 'issued' AND amount > 0"))
+    .ignore();
+}
+
+/**
  * Gives back what a refunded advocate claim redeemed, pro rata on the cumulative refund (all of
  * it on a full refund), never more than was redeemed. Returns the amount given back.
  */
@@ -208,8 +227,9 @@ export function balanceFrom(
   const reversed = -sum('reversal');
   const redeemed = -sum('redemption') - sum('redemption_return');
   const paid = -sum('payout');
+  const issued = -sum('issued');
   const pending = HELD_KINDS.reduce((total, kind) => total + sum(kind), 0);
-  const approved = credited - reversed + sum('void') - paid;
+  const approved = credited - reversed + sum('void') - paid - issued;
   const exponent = currencyExponent(currency);
   const amount = (minor: Minor) => amountFromMinor(minor, exponent);
   const { payable, owed } = payableOrOwed(approved - redeemed);
@@ -223,6 +243,7 @@ export function balanceFrom(
     pending: amount(pending),
     approved: amount(approved),
     paid: amount(paid),
+    issued: amount(issued),
     voided: amount(-sum('void') - sum('hold_void')),
     payable: amount(payable),
     owed: amount(owed),

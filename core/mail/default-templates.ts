@@ -72,6 +72,12 @@ const en: Catalogue = {
       subject: 'Your {{amount}} referral reward is ready',
       body: 'Hi {{first_name}},\n\nYour referral reward of {{amount}} from {{brand_name}} is approved and yours now.\n\n{{share_link}}',
     },
+    reward_issued: {
+      subject: 'Your {{amount}} reward code for {{brand_name}}',
+      body:
+        'Hi {{first_name}},\n\nThank you for your referrals! Here is your reward: {{amount}} off your next order at {{brand_name}}.\n\n' +
+        'Enter the code {{reward_code}} at checkout. It works once, for one order.\n\n{{store_url}}',
+    },
     reward_paid: {
       subject: '{{brand_name}} paid you {{amount}}',
       body: 'Hi {{first_name}},\n\n{{brand_name}} has paid you {{amount}} for your referrals. Thank you for spreading the word!',
@@ -138,6 +144,12 @@ const fr: Catalogue = {
     reward_approved: {
       subject: 'Votre récompense de {{amount}} est disponible',
       body: 'Bonjour {{first_name}},\n\nVotre récompense de parrainage de {{amount}} chez {{brand_name}} est validée et à vous.\n\n{{share_link}}',
+    },
+    reward_issued: {
+      subject: 'Votre code de récompense de {{amount}} chez {{brand_name}}',
+      body:
+        'Bonjour {{first_name}},\n\nMerci pour vos parrainages ! Voici votre récompense : {{amount}} de réduction sur votre prochaine commande chez {{brand_name}}.\n\n' +
+        'Saisissez le code {{reward_code}} lors du paiement. Il est valable une fois, pour une commande.\n\n{{store_url}}',
     },
     reward_paid: {
       subject: '{{brand_name}} vous a versé {{amount}}',
@@ -206,6 +218,12 @@ const de: Catalogue = {
       subject: 'Ihre Prämie von {{amount}} ist freigegeben',
       body: 'Hallo {{first_name}},\n\nIhre Empfehlungsprämie von {{amount}} bei {{brand_name}} ist freigegeben und gehört Ihnen.\n\n{{share_link}}',
     },
+    reward_issued: {
+      subject: 'Ihr Prämiencode über {{amount}} für {{brand_name}}',
+      body:
+        'Hallo {{first_name}},\n\ndanke für Ihre Empfehlungen! Hier ist Ihre Prämie: {{amount}} Rabatt auf Ihre nächste Bestellung bei {{brand_name}}.\n\n' +
+        'Geben Sie an der Kasse den Code {{reward_code}} ein. Er gilt einmal, für eine Bestellung.\n\n{{store_url}}',
+    },
     reward_paid: {
       subject: '{{brand_name}} hat Ihnen {{amount}} ausgezahlt',
       body: 'Hallo {{first_name}},\n\n{{brand_name}} hat Ihnen {{amount}} für Ihre Empfehlungen ausgezahlt. Danke fürs Weitersagen!',
@@ -272,6 +290,12 @@ const es: Catalogue = {
     reward_approved: {
       subject: 'Tu recompensa de {{amount}} está disponible',
       body: 'Hola {{first_name}}:\n\nTu recompensa de {{amount}} de {{brand_name}} está aprobada y ya es tuya.\n\n{{share_link}}',
+    },
+    reward_issued: {
+      subject: 'Tu código de recompensa de {{amount}} para {{brand_name}}',
+      body:
+        'Hola {{first_name}}:\n\n¡Gracias por tus recomendaciones! Aquí tienes tu recompensa: {{amount}} de descuento en tu próximo pedido en {{brand_name}}.\n\n' +
+        'Introduce el código {{reward_code}} al pagar. Sirve una vez, para un pedido.\n\n{{store_url}}',
     },
     reward_paid: {
       subject: '{{brand_name}} te ha pagado {{amount}}',

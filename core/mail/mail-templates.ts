@@ -1,7 +1,7 @@
 import type { Brand } from '../brands/brand';
 
 /** The program emails (docs/merchants/program-emails.md), each switched on or off per brand. */
-export const MAIL_TEMPLATES = ['advocate_welcome', 'advocate_link_again', 'reward_earned', 'reward_approved', 'reward_paid', 'reward_reversed', 'friend_offer', 'reengagement'] as const;
+export const MAIL_TEMPLATES = ['advocate_welcome', 'advocate_link_again', 'reward_earned', 'reward_approved', 'reward_paid', 'reward_reversed', 'reward_issued', 'friend_offer', 'reengagement'] as const;
 export type MailTemplate = (typeof MAIL_TEMPLATES)[number];
 
 /** The brand setting that switches each template on or off. */
@@ -12,6 +12,7 @@ export const TEMPLATE_SWITCH = {
   reward_approved: 'email_reward_approved',
   reward_paid: 'email_reward_paid',
   reward_reversed: 'email_reward_reversed',
+  reward_issued: 'email_reward_issued',
   friend_offer: 'email_friend_offer',
   reengagement: 'email_reengagement',
 } as const satisfies Record<MailTemplate, keyof Brand>;
@@ -32,6 +33,7 @@ export const PLACEHOLDERS: Record<MailTemplate, readonly string[]> = {
   reward_paid: [...ADVOCATE, 'amount'],
   // owed_note: a sentence saying what the advocate owes, or nothing (its paragraph is then dropped).
   reward_reversed: [...ADVOCATE, 'amount', 'order_value', 'order_date', 'owed_note'],
+  reward_issued: [...ADVOCATE, 'amount', 'reward_code'],
   friend_offer: [...COMMON, 'advocate_first_name', 'referral_code', 'share_link', 'friend_offer'],
   reengagement: [...ADVOCATE, 'friend_offer', 'advocate_reward'],
 };

@@ -14,6 +14,8 @@ export interface MailData {
   order_currency?: string;
   order_date?: string;
   owed?: string;
+  /** reward_issued: the advocate's single-use code. */
+  reward_code?: string;
   /** friend_offer: the advocate who referred the friend. */
   advocate_id?: number;
 }
@@ -85,6 +87,7 @@ export function mailValues(brand: Brand, data: MailData, advocate: MailAdvocate 
     order_value: data.order_value !== undefined ? formatMoney(data.order_value, data.order_currency ?? brand.currency, language) : '',
     order_date: data.order_date ? formatDate(data.order_date, language) : '',
     owed_note: data.owed !== undefined ? mailPhrases(language).owedNote.replace('{amount}', formatMoney(data.owed, data.currency ?? brand.currency, language)) : '',
+    reward_code: data.reward_code ?? '',
     friend_offer: friendOfferPhrase(brand, language),
     advocate_reward: advocateRewardPhrase(brand, language),
   };

@@ -82,6 +82,11 @@ export function rewardReversedMail(
   };
 }
 
+/** reward_issued: the advocate's single-use code for their reward, once per issue. */
+export function rewardIssuedMail(brandId: string, issue: { issueId: number; advocateId: number; amount: string; code: string }): MailIntent {
+  return { brandId, template: 'reward_issued', dedupeKey: `reward_issued:${issue.issueId}`, advocateId: issue.advocateId, data: { amount: issue.amount, reward_code: issue.code } };
+}
+
 /** friend_offer: an advocate referred a friend by email; once per friend and code, however often the claim is made. */
 export function friendOfferMail(brandId: string, friend: { email: string; emailNormalized: string }, advocate: { advocateId: number; code: string }): MailIntent {
   return {

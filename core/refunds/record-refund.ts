@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Brand } from '../brands/brand';
-import { type ClaimRecord, findClaim } from '../claims/claim-records';
+import { type ClaimRecord, findAdvocateClaimOfOrder, findClaim } from '../claims/claim-records';
 import { claimStatusFor } from '../claims/claim-status';
 import type { ConversionStatus } from '../conversions/conversion-status';
 import { currencyExponent, requireCurrency } from '../currency';
@@ -190,6 +190,8 @@ async function findTarget(trx: Knex.Transaction, brand: Brand, input: RefundInpu
   if (input.order_id != null) {
     lookedFor = `order_id ${input.order_id}`;
     conversion = await conversions().andWhere({ order_id: input.order_id }).first();
+    // An order that was no referral and spent a reward code is its advocate claim's: the refund returns what it redeemed.
+    if (!conversion) claim = await findAdvocateClaimOfOrder(trx, brandId, input.order_id);
   } else if (input.conversion_id != null) {
     lookedFor = `conversion_id ${input.conversion_id}`;
     conversion = await conversions().andWhere({ conversion_id: input.conversion_id }).first();

@@ -127,6 +127,7 @@ export const ENTRY_LABELS: Record<LedgerEntryKind, string> = {
   payout: 'Paid out',
   redemption: 'Redeemed',
   redemption_return: 'Redemption refunded',
+  issued: 'Issued as a discount code',
 };
 
 export interface AdvocateHistoryEntry {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { recordAudit } from '../audit/audit-log';
-import type { Brand } from '../brands/brand';
+import type { Brand, RewardFulfilment } from '../brands/brand';
 import { Invalid } from '../errors';
 import { type Actor, postEntries, reverseReward, rewardBalance, rewardSums } from '../ledger/reward-ledger';
 import { currencyExponent } from '../currency';
@@ -8,6 +8,7 @@ import { enqueueMail } from '../mail/enqueue-mail';
 import { type RefundedOrder, rewardMail, rewardReversedMail } from '../mail/program-mail';
 import { type Minor, minorFromDecimal, toMinor } from '../money';
 import { type RewardRow, type RewardView, isPaid, lockReward, lockRewardOfConversion, setRewardStatus, toRewardView } from './reward-records';
+import { issueApproved, issueSpendable } from './issue-rewards';
 import { type RewardStatus, isHeld, nextStatus } from './reward-status';
 
 /**
@@ -42,7 +43,9 @@ export async function transitionReward(trx: Knex.Transaction, brand: Brand, inpu
   if (action === 'void' && !reason) throw new Invalid('reason is required to void a reward');
   const row = await lockReward(trx, brand.brand_id, input.reward_id);
   const status = nextStatus(input.reward_id, row.status, action === 'approve' ? { action, holdOver: holdOver(row) } : { action, paid: isPaid(row) });
-  return { was: row.status, reward: toRewardView(await moveTo(trx, brand.brand_id, currencyExponent(brand.currency), row, status, input.actor, reason ?? null)) };
+  const moved = await moveTo(trx, brand.brand_id, currencyExponent(brand.currency), row, status, input.actor, reason ?? null);
+  if (status === 'approved') await issueSpendable(trx, brand, [Number(row.advocate_id)]);
+  return { was: row.status, reward: toRewardView(moved) };
 }
 
 async function recordTransition(trx: Knex.Transaction, brand: Brand, action: string, input: TransitionInput, moved: { was: RewardStatus; reward: RewardView }): Promise<RewardView> {
@@ -99,9 +102,9 @@ export async function approveDueRewards(db: Knex, { batchSize = 100 } = {}): Pro
   let approved = 0;
   for (;;) {
     const count = await db.transaction(async (trx) => {
-      const due: Array<RewardRow & { brand_id: string; currency: string }> = await trx('rewards')
+      const due: Array<RewardRow & { brand_id: string; currency: string; reward_fulfilment: RewardFulfilment }> = await trx('rewards')
         .join('brands', 'brands.brand_id', 'rewards.brand_id')
-        .select('rewards.brand_id', 'reward_id', 'conversion_id', 'advocate_id', 'rewards.status', 'hold_until', 'brands.currency')
+        .select('rewards.brand_id', 'reward_id', 'conversion_id', 'advocate_id', 'rewards.status', 'hold_until', 'brands.currency', 'brands.reward_fulfilment')
         .where({ 'rewards.status': 'pending' })
         .andWhere('hold_until', '<=', trx.fn.now())
         .orderBy('hold_until')
@@ -112,6 +115,7 @@ export async function approveDueRewards(db: Knex, { batchSize = 100 } = {}): Pro
         const status = nextStatus(Number(row.reward_id), row.status, { action: 'hold_ended' });
         await moveTo(trx, row.brand_id, currencyExponent(row.currency), row, status, 'system', 'hold period ended');
       }
+      await issueApproved(trx, due.map((row) => ({ brand: row, advocateId: Number(row.advocate_id) })));
       return due.length;
     });
     approved += count;

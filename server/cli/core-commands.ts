@@ -2,7 +2,7 @@ import { getAdvocate, listAdvocates } from '../../core/advocates/advocates';
 import type { AdvocateStatus } from '../../core/advocates/advocate-status';
 import { advocateView } from '../../core/advocates/advocate-page';
 import { listApiKeys } from '../../core/brands/api-keys';
-import { LANGUAGES, PLANS, REFEREE_OFFER_TYPES, brandSettingsSchema, getBrand, listBrands } from '../../core/brands/brand';
+import { LANGUAGES, PLANS, REFEREE_OFFER_TYPES, REWARD_FULFILMENTS, brandSettingsSchema, getBrand, listBrands } from '../../core/brands/brand';
 import { amountsInCurrency } from '../../core/brands/amounts-in-currency';
 import { inviteUser, loginUrl } from '../../core/accounts/sign-in-links';
 import { LOGIN_LINK_TTL_MINUTES, createLoginLink } from '../../core/dashboard/dashboard-sign-in';
@@ -52,6 +52,7 @@ function programEmailFlags(flags: Parameters<Command['run']>[0]) {
     email_reward_approved: yesNoFlag(flags, 'email-reward-approved'),
     email_reward_paid: yesNoFlag(flags, 'email-reward-paid'),
     email_reward_reversed: yesNoFlag(flags, 'email-reward-reversed'),
+    email_reward_issued: yesNoFlag(flags, 'email-reward-issued'),
     email_friend_offer: yesNoFlag(flags, 'email-friend-offer'),
     email_reengagement: yesNoFlag(flags, 'email-reengagement'),
     reengagement_days: numberFlag(flags, 'reengagement-days', { integer: true }),
@@ -85,6 +86,8 @@ function brandSettingsFlags(flags: Parameters<Command['run']>[0]) {
     count_test_orders: yesNoFlag(flags, 'count-test-orders'),
     reward_hold_days: numberFlag(flags, 'reward-hold-days', { integer: true }),
     allow_pending_redemption: yesNoFlag(flags, 'allow-pending-redemption'),
+    reward_fulfilment: choiceFlag(flags, 'reward-fulfilment', REWARD_FULFILMENTS),
+    fulfil_min_amount: numberFlag(flags, 'fulfil-min-amount'),
     fraud_self_referral: yesNoFlag(flags, 'fraud-self-referral'),
     fraud_velocity: yesNoFlag(flags, 'fraud-velocity'),
     fraud_disposable_email: yesNoFlag(flags, 'fraud-disposable-email'),
@@ -192,7 +195,7 @@ export const coreCommands: Record<string, Command> = {
       '[--referee-discount-type fixed|percentage|free_shipping] [--referee-discount-value V] [--referee-min-purchase V] ' +
       '[--referee-discount-cap V] [--referee-first-purchase-only yes|no] [--referee-individual-use yes|no] ' +
       '[--reward-type fixed|percentage] [--reward-value V] [--count-test-orders yes|no] ' +
-      '[--reward-hold-days N] [--allow-pending-redemption yes|no] ' +
+      '[--reward-hold-days N] [--allow-pending-redemption yes|no] [--reward-fulfilment payout|coupon] [--fulfil-min-amount V] ' +
       '[--fraud-self-referral yes|no] [--fraud-velocity yes|no] [--fraud-disposable-email yes|no] ' +
       '[--fraud-max-per-advocate-hour N] [--fraud-max-per-ip-day N] [--fraud-ip-window-days N] ' +
       `[--language ${LANGUAGES.join('|')}] [--sender-name NAME|none] [--store-url https://…|none] ` +

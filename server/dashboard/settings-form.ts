@@ -1,5 +1,5 @@
 import { ZodError, type z } from 'zod';
-import { ATTRIBUTION_MODELS, type Brand, LANGUAGES, MAX_FRAUD_LIMIT, MAX_SETTING_DAYS, REFEREE_OFFER_TYPES, REWARD_TYPES } from '../../core/brands/brand';
+import { ATTRIBUTION_MODELS, type Brand, LANGUAGES, MAX_FRAUD_LIMIT, MAX_SETTING_DAYS, REFEREE_OFFER_TYPES, REWARD_FULFILMENTS, REWARD_TYPES } from '../../core/brands/brand';
 import { DomainError } from '../../core/errors';
 import { brandPatchSchema } from '../schemas/program-request';
 
@@ -26,6 +26,13 @@ export const SETTING_SECTIONS: Array<{ title: string; fields: SettingField[] }> 
       { name: 'reward_value', label: 'Reward value', kind: 'number', hint: 'An amount in the brand currency, or a percentage of the order (at most 100).' },
       { name: 'reward_hold_days', label: 'Hold days', kind: 'integer', hint: `Days a new reward is held before it is approved (returns window); 0 approves at once, ${MAX_SETTING_DAYS} at most.` },
       { name: 'allow_pending_redemption', label: 'Advocates may spend held rewards', kind: 'boolean' },
+      {
+        name: 'reward_fulfilment',
+        label: 'How advocates get their reward',
+        kind: REWARD_FULFILMENTS,
+        hint: 'payout: you pay approved rewards yourself, from Payouts. coupon: approved money becomes a single-use discount code for that amount on your store, emailed to the advocate.',
+      },
+      { name: 'fulfil_min_amount', label: 'Smallest code', kind: 'number', hint: 'With coupon: approved money waits until it reaches this amount, then one code carries all of it; 0: a code for every approved reward.' },
     ],
   },
   {
@@ -70,6 +77,7 @@ export const SETTING_SECTIONS: Array<{ title: string; fields: SettingField[] }> 
       { name: 'email_reward_approved', label: 'Reward approved email', kind: 'boolean' },
       { name: 'email_reward_paid', label: 'Reward paid email', kind: 'boolean' },
       { name: 'email_reward_reversed', label: 'Reward taken back email (a refund took back part of a reward the advocate was told of)', kind: 'boolean' },
+      { name: 'email_reward_issued', label: 'Reward code email (with coupon fulfilment)', kind: 'boolean' },
       { name: 'email_friend_offer', label: "Friend's offer email", kind: 'boolean' },
       { name: 'email_reengagement', label: 'Re-engagement email', kind: 'boolean' },
       { name: 'reengagement_days', label: 'Re-engage after (days)', kind: 'integer', hint: DAYS_HINT },

@@ -32,7 +32,7 @@ describe('referrals CLI (in process)', () => {
     expect(advocate).toMatchObject({ advocate_id: expect.any(Number), referral_code: expect.stringMatching(/^ANN/) });
     const balance = JSON.parse((await cli('advocate', 'balance', '--brand', created.brand_id, '--advocate', String(advocate.advocate_id), '--json')).stdout);
     expect(balance).toEqual({
-      advocate_id: advocate.advocate_id, currency: 'USD', credited: 0, reversed: 0, redeemed: 0, balance: 0, pending: 0, approved: 0, paid: 0, voided: 0, payable: 0, owed: 0,
+      advocate_id: advocate.advocate_id, currency: 'USD', credited: 0, reversed: 0, redeemed: 0, balance: 0, pending: 0, approved: 0, paid: 0, issued: 0, voided: 0, payable: 0, owed: 0,
     });
     const list = JSON.parse((await cli('advocate', 'list', '--brand', created.brand_id, '--json')).stdout);
     expect(list.advocates[0].referral_codes).toEqual([advocate.referral_code]);

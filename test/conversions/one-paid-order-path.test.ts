@@ -58,7 +58,8 @@ describe('one paid-order path for REST, Shopify and Medusa', () => {
     expect(await db('claims').where({ brand_id: shop.brandId })).toEqual([
       expect.objectContaining({ claim_id: conversion.claim_id, status: 'converted', source: 'shopify', order_id: '450789469' }),
     ]);
-    expect(await rewardBalance(db, shop.brandId, advocate.advocateId)).toMatchObject({ balance: 10 });
+    // An installed shop hands rewards out as codes (reward_fulfilment coupon): the 10.00 is issued, not left in the balance.
+    expect(await rewardBalance(db, shop.brandId, advocate.advocateId)).toMatchObject({ credited: 10, issued: 10, balance: 0 });
   });
 
   it('does not record an orders/paid still queued when the shop uninstalled the app', async () => {

@@ -206,7 +206,7 @@ describe('currencies in requests', () => {
       { kind: 'credit', amount: '5.08' },
     ]);
     expect(await rewardBalance(t.db, brand.brandId, advocate.advocateId)).toEqual({
-      advocate_id: advocate.advocateId, currency: 'USD', credited: 10.75, reversed: 0, redeemed: 0, balance: 10.75, pending: 0, approved: 10.75, paid: 0, voided: 0, payable: 10.75, owed: 0,
+      advocate_id: advocate.advocateId, currency: 'USD', credited: 10.75, reversed: 0, redeemed: 0, balance: 10.75, pending: 0, approved: 10.75, paid: 0, issued: 0, voided: 0, payable: 10.75, owed: 0,
     });
   });
 

@@ -12,7 +12,7 @@ const ORDER = fixtureText('order-with-discount-code.shopify-api-fixture.json');
 /** An installed shop paying 10 per referral, whose advocate (email as given) owns TENOFF. */
 async function shopWithAdvocate(email?: string) {
   const installed = await installApp(context.app, context.fake, undefined, 'premier');
-  await updateBrand(context.app.db, installed.brandId, { reward_type: 'fixed', reward_value: 10, reward_hold_days: 0 });
+  await updateBrand(context.app.db, installed.brandId, { reward_type: 'fixed', reward_value: 10, reward_hold_days: 0, reward_fulfilment: 'payout' }); // the reward stays in the balance (not issued as a code)
   const advocate = await givenAdvocate(context.app.db, installed.brandId, { code: 'TENOFF', ...(email ? { email } : {}) });
   return { ...installed, advocate };
 }

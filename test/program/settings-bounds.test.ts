@@ -26,6 +26,8 @@ const BEYOND: Array<[Record<string, unknown>, string]> = [
   [{ referee_discount_cap: 1e300 }, 'referee_discount_cap'],
   [{ referee_min_purchase: 0.00001 }, 'referee_min_purchase'],
   [{ referee_discount_cap: 10.005 }, 'referee_discount_cap'],
+  [{ fulfil_min_amount: 1e12 }, 'fulfil_min_amount'],
+  [{ fulfil_min_amount: 10.005 }, 'fulfil_min_amount'],
 ];
 
 describe('a program setting is bounded by what a program means', () => {
@@ -75,7 +77,7 @@ describe('a program setting is bounded by what a program means', () => {
 
 /** The most a numeric setting's column holds (integer; numeric(14,4); money_amount): the bound when the schema sets none. */
 const COLUMN_MOST = { integer: 2_147_483_647, rate: 9_999_999_999.9999, money: 999_999_999_999.9999 };
-const MONEY_SETTINGS = ['referee_min_purchase', 'referee_discount_cap'];
+const MONEY_SETTINGS = ['referee_min_purchase', 'referee_discount_cap', 'fulfil_min_amount'];
 
 /**
  * Each numeric setting's extremes as the brand schema lets a brand in `currency` store them: empty

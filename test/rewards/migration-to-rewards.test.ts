@@ -66,7 +66,7 @@ describe('migration 20261203_0012_reward_lifecycle', () => {
     const later = migrations.slice(migrations.findIndex(([migration]) => migration === '20261203_0012_reward_lifecycle') + 1);
     for (const [, steps] of later) await steps.up(db);
     expect(await rewardBalance(db, brandId, Number(advocateId))).toEqual({
-      advocate_id: Number(advocateId), currency: 'USD', credited: 15, reversed: 4, redeemed: 0, balance: 11, pending: 0, approved: 11, paid: 0, voided: 0, payable: 11, owed: 0,
+      advocate_id: Number(advocateId), currency: 'USD', credited: 15, reversed: 4, redeemed: 0, balance: 11, pending: 0, approved: 11, paid: 0, issued: 0, voided: 0, payable: 11, owed: 0,
     });
   });
 });

@@ -45,7 +45,7 @@ describe('the reward hold and the approval job', () => {
     const holdMs = new Date(held.hold_until).getTime() - new Date(held.created_at).getTime();
     expect(Math.abs(holdMs - 30 * DAY_MS)).toBeLessThan(60_000);
     expect(await figures(brand.brandId, advocate.advocateId)).toEqual({
-      advocate_id: advocate.advocateId, currency: 'USD', credited: 0, reversed: 0, redeemed: 0, balance: 0, pending: 10, approved: 0, paid: 0, voided: 0, payable: 0, owed: 0,
+      advocate_id: advocate.advocateId, currency: 'USD', credited: 0, reversed: 0, redeemed: 0, balance: 0, pending: 10, approved: 0, paid: 0, issued: 0, voided: 0, payable: 0, owed: 0,
     });
 
     await approveDueRewards(t.db);
@@ -62,7 +62,7 @@ describe('the reward hold and the approval job', () => {
       ['credit', 10, 'system', 'hold period ended'],
     ]);
     expect(await figures(brand.brandId, advocate.advocateId)).toEqual({
-      advocate_id: advocate.advocateId, currency: 'USD', credited: 10, reversed: 0, redeemed: 0, balance: 10, pending: 0, approved: 10, paid: 0, voided: 0, payable: 10, owed: 0,
+      advocate_id: advocate.advocateId, currency: 'USD', credited: 10, reversed: 0, redeemed: 0, balance: 10, pending: 0, approved: 10, paid: 0, issued: 0, voided: 0, payable: 10, owed: 0,
     });
   });
 
@@ -206,7 +206,7 @@ describe('GET /api/v1/advocates/{id}/balance', () => {
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       success: true,
-      data: { advocate_id: advocate.advocateId, currency: 'USD', credited: 0, reversed: 0, redeemed: 0, balance: 0, pending: 10, approved: 0, paid: 0, voided: 0, payable: 0, owed: 0 },
+      data: { advocate_id: advocate.advocateId, currency: 'USD', credited: 0, reversed: 0, redeemed: 0, balance: 0, pending: 10, approved: 0, paid: 0, issued: 0, voided: 0, payable: 0, owed: 0 },
     });
 
     const other = await givenBrand(t.db);

@@ -111,6 +111,7 @@ describe('the reward ledger under concurrent transitions (real PostgreSQL)', () 
       pending: heldTotal / 100,
       approved: approvedTotal / 100,
       paid: 0,
+      issued: 0,
       voided: voidedTotal / 100,
       payable: Math.max(0, approvedTotal - redeemed) / 100,
       owed: Math.max(0, redeemed - approvedTotal) / 100,

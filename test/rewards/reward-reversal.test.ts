@@ -189,8 +189,8 @@ describe('a refund that takes a reward back', () => {
   it('the OpenAPI document gives the balance answer\'s shape, owed described, from the zod schema the figures are typed by', async () => {
     const { paths } = (await t.http.get('/api/v1/openapi.json')).body;
     const data = paths['/api/v1/advocates/{id}/balance'].get.responses['200'].content['application/json'].schema.properties.data;
-    expect(Object.keys(data.properties)).toEqual(['advocate_id', 'currency', 'credited', 'reversed', 'redeemed', 'balance', 'pending', 'approved', 'paid', 'voided', 'payable', 'owed']);
+    expect(Object.keys(data.properties)).toEqual(['advocate_id', 'currency', 'credited', 'reversed', 'redeemed', 'balance', 'pending', 'approved', 'paid', 'issued', 'voided', 'payable', 'owed']);
     expect(data.properties.owed).toEqual({ type: 'number', description: expect.stringContaining('What the advocate owes') });
-    expect(data.properties.approved.description).toContain('below zero when refunds took back money already paid out (see owed)');
+    expect(data.properties.approved.description).toContain('below zero when refunds took back money already paid out or issued (see owed)');
   });
 });

@@ -75,7 +75,7 @@ describe('referrals rewards', () => {
     expect(due).toEqual({ approved: expect.any(Number) });
     const balance = await json('advocate', 'balance', '--brand', brand.brandId, '--advocate', String(advocate.advocateId));
     expect(balance).toEqual({
-      advocate_id: advocate.advocateId, currency: 'EUR', credited: 10, reversed: 0, redeemed: 0, balance: 10, pending: 0, approved: 10, paid: 0, voided: 10, payable: 10, owed: 0,
+      advocate_id: advocate.advocateId, currency: 'EUR', credited: 10, reversed: 0, redeemed: 0, balance: 10, pending: 0, approved: 10, paid: 0, issued: 0, voided: 10, payable: 10, owed: 0,
     });
   });
 

@@ -37,6 +37,8 @@ describe('the Admin GraphQL documents the connector sends', () => {
         'ReferralCodesCreationDone',
         'ReferralDiscountExists',
         'DeleteReferralCodes',
+        'CreateRewardCode',
+        'RewardCodeByCode',
       ]),
     );
   });

@@ -107,9 +107,9 @@ describe('the Shopify app proxy page (/apps/referrals → /shopify/proxy)', () =
     const code: string = (await db('referral_codes').where({ brand_id: brandId, advocate_id: advocate.advocate_id }).first()).code;
     expect(joined.text).toContain(`<strong id="referrals-code">${code}</strong>`);
 
-    // Two friends' orders credited to them, through the API: one reward held, one approved and partly paid out.
+    // Two friends' orders credited to them, through the API: one reward held, one approved and partly paid out (by hand: fulfilment payout).
     const headers = { 'X-API-Key': apiKey!, 'X-Brand-ID': brandId };
-    await updateBrand(db, brandId, { reward_type: 'fixed', reward_value: 10, reward_hold_days: 30 });
+    await updateBrand(db, brandId, { reward_type: 'fixed', reward_value: 10, reward_hold_days: 30, reward_fulfilment: 'payout' });
     const held = await context.app.http.post('/api/v1/track/conversion').set(headers).send({ email: `friend-a-${customer}@example.com`, order_id: `proxy-${customer}-a`, order_value: 80, referral_code: code });
     expect(held.status).toBe(201);
     await updateBrand(db, brandId, { reward_value: 7.5, reward_hold_days: 0 });

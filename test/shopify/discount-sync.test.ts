@@ -2,9 +2,8 @@ import type { Knex } from 'knex';
 import { adminApiForBrand } from '../../connectors/shopify/admin-api';
 import { shopifyConnection } from '../../connectors/shopify/dashboard-connection';
 import { syncDiscounts } from '../../connectors/shopify/discount-worker';
-import { givenBrand } from '../helpers/fixtures';
 import { TEST_SECRET } from '../helpers/test-app';
-import { referrals, setUpShopifyTests, uniqueShop } from './shopify-test-kit';
+import { connectedBrand as connectedShop, referrals, setUpShopifyTests } from './shopify-test-kit';
 
 const context = setUpShopifyTests();
 const cli = (argv: string[]) => referrals(context.app, argv);
@@ -23,15 +22,7 @@ async function givenAdvocates(db: Knex, brandId: string, count: number, prefix: 
 }
 
 /** A brand connected to a fresh shop through a custom app granted `scopes`. */
-async function connectedBrand(settings: object, scopes = ['read_orders', 'write_discounts']) {
-  const brand = await givenBrand(context.app.db, { plan: 'premier', ...settings });
-  const shop = uniqueShop();
-  context.fake.customTokens.set(shop, `shpat_${shop}`);
-  context.fake.scopes.set(shop, scopes);
-  const run = await cli(['shopify', 'connect', '--brand', brand.brandId, '--shop', shop, '--access-token', `shpat_${shop}`, '--api-secret', 'custom-secret', '--app-url', 'https://referrals.example.com', '--json']);
-  expect(run.code).toBe(0);
-  return { brand, shop };
-}
+const connectedBrand = (settings: object, scopes?: string[]) => connectedShop(context, settings, scopes);
 
 /** Passes of the sync worker for one brand until it finds nothing to do. */
 async function syncUntilIdle(brandId: string): Promise<void> {

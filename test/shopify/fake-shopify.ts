@@ -250,6 +250,10 @@ export class FakeShopify {
     };
     return {
       codeDiscountNode: ({ id }: { id: string }) => (discounts.some((d) => d.id === id) ? { id } : null),
+      codeDiscountNodeByCode: ({ code }: { code: string }) => {
+        const discount = discounts.find((d) => d.anchor.toLowerCase() === code.toLowerCase() || d.codes.has(code.toLowerCase()));
+        return discount ? { id: discount.id } : null;
+      },
       discountCodeBasicCreate: create('basic'),
       discountCodeBasicUpdate: update('basic'),
       discountCodeFreeShippingCreate: create('free_shipping'),

@@ -27,6 +27,7 @@ async function shopWithVelocityLimit() {
   const installed = await installApp(context.app, context.fake, undefined, 'premier');
   await updateBrand(context.app.db, installed.brandId, {
     reward_type: 'fixed', reward_value: 10, reward_hold_days: 0, fraud_velocity: true, fraud_max_per_advocate_hour: 2,
+    reward_fulfilment: 'payout', // the reward stays in the balance (not issued as a code)
   });
   const advocate = await givenAdvocate(context.app.db, installed.brandId, { code: 'TENOFF' });
   return { ...installed, advocate };

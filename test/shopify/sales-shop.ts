@@ -6,7 +6,9 @@ import { type ShopifyTestContext, inboxRow, installApp, sendWebhook } from './sh
 
 /**
  * An installed shop whose advocate owns TENOFF (the fixtures' discount code); the reward rule as
- * given, credited at once (no hold). `currency`: the shop's (so its brand's), USD unless given.
+ * given, credited at once (no hold) and left in the balance (fulfilment `payout`: these tests count
+ * what a sale credits; an install's default, codes, is test/shopify/reward-codes.test.ts's).
+ * `currency`: the shop's (so its brand's), USD unless given.
  */
 export async function shopWithTenoff(
   context: ShopifyTestContext,
@@ -14,7 +16,7 @@ export async function shopWithTenoff(
   currency?: string,
 ) {
   const installed = await installApp(context.app, context.fake, undefined, 'premier', currency);
-  await updateBrand(context.app.db, installed.brandId, { ...reward, reward_hold_days: 0 });
+  await updateBrand(context.app.db, installed.brandId, { ...reward, reward_hold_days: 0, reward_fulfilment: 'payout' });
   const advocate = await givenAdvocate(context.app.db, installed.brandId, { code: 'TENOFF' });
   return { ...installed, advocate };
 }

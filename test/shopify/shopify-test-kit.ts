@@ -5,6 +5,7 @@ import type { Knex } from 'knex';
 import { LosslessNumber, parse, stringify } from 'lossless-json';
 import { updateBrand, type Plan } from '../../core/brands/brand';
 import { runCli } from '../../server/cli/run-cli';
+import { givenBrand } from '../helpers/fixtures';
 import { type TestApp, startTestApp } from '../helpers/test-app';
 import { adminSchemaSubsetSettled } from './admin-schema';
 import { FakeShopify } from './fake-shopify';
@@ -170,4 +171,24 @@ export function exactNumber(digits: string): LosslessNumber {
 
 export async function inboxRow(db: Knex, brandId: string, webhookId: string): Promise<Record<string, any> | undefined> {
   return db('shopify_inbox').where({ brand_id: brandId, webhook_id: webhookId }).first();
+}
+
+/** A Premier brand with `settings`, connected to a fresh shop through a custom app granted `scopes` (`shopify connect`). */
+export async function connectedBrand(context: ShopifyTestContext, settings: object, scopes = ['read_orders', 'write_discounts']) {
+  const brand = await givenBrand(context.app.db, { plan: 'premier', ...settings });
+  const shop = uniqueShop();
+  context.fake.customTokens.set(shop, `shpat_${shop}`);
+  context.fake.scopes.set(shop, scopes);
+  const run = await referrals(context.app, ['shopify', 'connect', '--brand', brand.brandId, '--shop', shop, '--access-token', `shpat_${shop}`, '--api-secret', 'custom-secret', '--app-url', 'https://referrals.example.com', '--json']);
+  if (run.code !== 0) throw new Error(`shopify connect failed: ${run.stderr}`);
+  return { brand, shop };
+}
+
+/** A refunds/create body (the published sample) refunding `amount` of the order in one successful transaction. */
+export function refundOf(orderId: string, refundId: string, amount: string): string {
+  return variant(fixtureText('refunds-create.webhook-sample.json'), (refund) => {
+    refund.id = exactNumber(refundId);
+    refund.order_id = exactNumber(orderId);
+    refund.transactions = [{ id: Number(refundId.slice(-6)), kind: 'refund', status: 'success', amount, currency: 'USD', gateway: 'bogus' }];
+  });
 }

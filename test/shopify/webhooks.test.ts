@@ -8,7 +8,7 @@ import { rewardBalance } from '../../core/ledger/reward-ledger';
 import pino from 'pino';
 import { givenAdvocate } from '../helpers/fixtures';
 import { startTestApp } from '../helpers/test-app';
-import { exactNumber, fixtureText, inboxRow, installApp, referrals, sendWebhook, setUpShopifyTests, variant } from './shopify-test-kit';
+import { exactNumber, fixtureText, inboxRow, installApp, referrals, refundOf, sendWebhook, setUpShopifyTests, variant } from './shopify-test-kit';
 
 const context = setUpShopifyTests();
 
@@ -20,17 +20,9 @@ const inOneDay = () => new Date(Date.now() + 24 * 3600_000);
 /** An installed shop on the premier plan (claims allowed), rewarding 10 per conversion, with TENOFF as a referral code. */
 async function premierShopWithTenoff(plan: 'premier' | 'growth' = 'premier') {
   const installed = await installApp(context.app, context.fake, undefined, plan);
-  await updateBrand(context.app.db, installed.brandId, { reward_type: 'fixed', reward_value: 10, reward_hold_days: 0 });
+  await updateBrand(context.app.db, installed.brandId, { reward_type: 'fixed', reward_value: 10, reward_hold_days: 0, reward_fulfilment: 'payout' }); // the reward stays in the balance (not issued as a code)
   const advocate = await givenAdvocate(context.app.db, installed.brandId, { code: 'TENOFF' });
   return { ...installed, advocate };
-}
-
-function refundOf(orderId: string, refundId: string, amount: string): string {
-  return variant(REFUND_SAMPLE, (refund) => {
-    refund.id = exactNumber(refundId);
-    refund.order_id = exactNumber(orderId);
-    refund.transactions = [{ id: Number(refundId.slice(-6)), kind: 'refund', status: 'success', amount, currency: 'USD', gateway: 'bogus' }];
-  });
 }
 
 async function conversionOf(brandId: string, orderId: string) {

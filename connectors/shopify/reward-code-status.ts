@@ -1,0 +1,31 @@
+import type { Knex } from 'knex';
+
+/** The brand's reward codes as `referrals shopify codes` shows them: how many wait, were made or were refused, and why. */
+export interface RewardCodeStatus {
+  pending: number;
+  issued: number;
+  failed: number;
+  /** The refused ones (the first 100, oldest first), with Shopify's reason and the next try. */
+  failures: Array<{ code: string; amount: string; currency: string; attempts: number; next_attempt_at: string; last_error: string | null }>;
+}
+
+export async function rewardCodeStatus(db: Knex, brandId: string): Promise<RewardCodeStatus> {
+  const counts: Array<{ status: string; count: string }> = await db('reward_issues').where({ brand_id: brandId }).groupBy('status').select('status').count({ count: '*' });
+  const failures = await db('reward_issues')
+    .where({ brand_id: brandId, status: 'failed' })
+    .orderBy('issue_id')
+    .limit(100)
+    .select('code', 'amount', 'currency', 'attempts', 'next_attempt_at', 'last_error');
+  const count = (status: string) => Number(counts.find((row) => row.status === status)?.count ?? 0);
+  return {
+    pending: count('pending'),
+    issued: count('issued'),
+    failed: count('failed'),
+    failures: failures.map((row) => ({ ...row, next_attempt_at: new Date(row.next_attempt_at).toISOString() })),
+  };
+}
+
+/** `shopify codes --retry-rewards`: the refused reward codes are tried again on the worker's next pass. Returns how many. */
+export async function retryRewardCodes(db: Knex, brandId: string): Promise<number> {
+  return db('reward_issues').where({ brand_id: brandId, status: 'failed' }).update({ next_attempt_at: db.fn.now() });
+}

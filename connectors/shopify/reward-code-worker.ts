@@ -1,0 +1,50 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { type PollingWorker, startPollingWorker } from '../../core/jobs/polling-worker';
+import type { ConnectorDeps } from '../../server/http';
+import { type AdminApi, adminApiForBrand } from './admin-api';
+import { issueCode, leaseIssues } from './reward-codes';
+import type { ShopifyAppConfig } from './shopify-config';
+
+/** Issues one pass takes in all, and of one shop (each at most two calls), so one shop's backlog does not starve the others. */
+const ISSUES_PER_PASS = 50;
+const ISSUES_PER_SHOP = 10;
+/** An issue's lease: far longer than its two calls. */
+const LEASE_SECONDS = 120;
+
+export interface RewardCodePassOptions {
+  brandId?: string;
+  logger?: Logger;
+  /** The Admin API of a brand's shop; adminApiForBrand unless a test gives another. */
+  apiFor: (brandId: string) => Promise<AdminApi>;
+}
+
+/** One pass over the due reward issues of linked shops. Returns how many it worked (0: nothing was due). */
+export async function issueRewardCodes(db: Knex, options: RewardCodePassOptions): Promise<number> {
+  const issues = await leaseIssues(db, { limit: ISSUES_PER_PASS, perShop: ISSUES_PER_SHOP, leaseSeconds: LEASE_SECONDS, brandId: options.brandId });
+  // One API (and token) per shop per pass.
+  const apis = new Map<string, Promise<AdminApi>>();
+  const apiFor = (brandId: string) => () => {
+    if (!apis.has(brandId)) apis.set(brandId, options.apiFor(brandId));
+    return apis.get(brandId)!;
+  };
+  for (const issue of issues) await issueCode(db, apiFor(issue.brand_id), issue, options.logger);
+  return issues.length;
+}
+
+/**
+ * The reward codes of this process (docs/merchants/shopify.md "Reward codes"): a pass every
+ * `intervalMs` (an approved reward's code is on the shop within about that), and at once after a
+ * pass that found work, until none is due.
+ */
+export function startRewardCodeWorker(deps: ConnectorDeps, appConfig: ShopifyAppConfig | null, intervalMs = 10_000): PollingWorker {
+  return startPollingWorker({
+    pass: () =>
+      issueRewardCodes(deps.db, {
+        logger: deps.logger,
+        apiFor: (brandId) => adminApiForBrand(deps.db, brandId, { encryptionSecret: deps.config.keyEncryptionSecret, appConfig }),
+      }),
+    intervalMs,
+    onError: (error) => deps.logger.error({ err: error }, 'shopify reward code pass failed'),
+  });
+}

@@ -1,0 +1,135 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { type Brand, getBrand } from '../../core/brands/brand';
+import { currencyExponent } from '../../core/currency';
+import { enqueueMail } from '../../core/mail/enqueue-mail';
+import { rewardIssuedMail } from '../../core/mail/program-mail';
+import { decimalFromMinor, minorFromDecimal } from '../../core/money';
+import type { AdminApi } from './admin-api';
+import { accessHint } from './discount-sync';
+import { CREATE_REWARD_CODE, REWARD_CODE_BY_CODE } from './reward-code-documents';
+
+/**
+ * Turns a linked shop's reward issues (core/rewards/issue-rewards.ts) into single-use Shopify codes
+ * (docs/merchants/shopify.md "Reward codes"). An issue is leased, its code looked up, created if
+ * Shopify does not have it, and recorded as issued; the code is the issue's own (deterministic), so
+ * a pass that stops between Shopify's answer and the commit leaves one code, found by the next.
+ */
+
+/** An issue as the worker leases it. */
+export interface IssueRow {
+  brand_id: string;
+  issue_id: string;
+  advocate_id: string;
+  amount: string;
+  currency: string;
+  code: string;
+  attempts: number;
+}
+
+interface UserError {
+  field: string[] | null;
+  message: string;
+}
+
+/** Seconds a refused issue waits before its next try: 30 s doubling per attempt, at most an hour. */
+export function retryAfterSeconds(attempts: number): number {
+  return Math.min(3600, 30 * 2 ** Math.max(0, attempts - 1));
+}
+
+/**
+ * Leases up to `perShop` due issues of each linked shop, at most `limit` in all, oldest first
+ * (SKIP LOCKED: any number of processes may run passes). A lease that outlives a crashed pass expires.
+ */
+export async function leaseIssues(db: Knex, options: { limit: number; perShop: number; leaseSeconds: number; brandId?: string }): Promise<Array<IssueRow & { shop_domain: string }>> {
+  const { rows } = await db.raw(
+    `WITH candidates AS (
+       SELECT x.brand_id, x.issue_id, x.next_attempt_at FROM reward_issues x
+        WHERE x.status <> 'issued' AND x.next_attempt_at <= now() AND (x.lease_until IS NULL OR x.lease_until < now())
+          AND EXISTS (SELECT 1 FROM shopify_shops s WHERE s.brand_id = x.brand_id AND s.status = 'installed')
+          ${options.brandId ? 'AND x.brand_id = ?' : ''}
+        ORDER BY x.next_attempt_at LIMIT ? FOR UPDATE OF x SKIP LOCKED),
+     ranked AS (SELECT brand_id, issue_id, row_number() OVER (PARTITION BY brand_id ORDER BY next_attempt_at, issue_id) AS n FROM candidates)
+     UPDATE reward_issues r SET lease_until = now() + make_interval(secs => ?)
+       FROM ranked, shopify_shops s
+      WHERE r.brand_id = ranked.brand_id AND r.issue_id = ranked.issue_id AND ranked.n <= ?
+        AND s.brand_id = r.brand_id AND s.status = 'installed'
+     RETURNING r.brand_id, r.issue_id, r.advocate_id, r.amount, r.currency, r.code, r.attempts, s.shop_domain`,
+    [...(options.brandId ? [options.brandId] : []), options.limit, options.leaseSeconds, options.perShop],
+  );
+  return rows;
+}
+
+/** The advocate's Shopify customer, when they joined on the app proxy page logged in (storefront-customers.ts). */
+async function advocateCustomer(db: Knex, issue: IssueRow, shop: string): Promise<string | null> {
+  const row: { customer_id: string } | undefined = await db('shopify_storefront_customers')
+    .where({ brand_id: issue.brand_id, shop_domain: shop, advocate_id: issue.advocate_id })
+    .orderBy('created_at')
+    .first('customer_id');
+  return row ? `gid://shopify/Customer/${row.customer_id}` : null;
+}
+
+/**
+ * The code's discount: the issue's amount off the order (the brand's currency, which an install set
+ * from the shop's), usable once, once per customer, and only by the advocate's own customer account
+ * where the shop knows it (else by whoever has the code: it is sent to the advocate alone).
+ */
+export function rewardCodeInput(brand: Pick<Brand, 'name'>, issue: Pick<IssueRow, 'code' | 'amount' | 'currency'>, customerGid: string | null, startsAt: Date) {
+  const exponent = currencyExponent(issue.currency);
+  return {
+    title: `${brand.name} referral reward ${issue.code}`,
+    code: issue.code,
+    startsAt: startsAt.toISOString(),
+    usageLimit: 1,
+    appliesOncePerCustomer: true,
+    context: customerGid ? { customers: { add: [customerGid] } } : { all: 'ALL' },
+    customerGets: { items: { all: true }, value: { discountAmount: { amount: decimalFromMinor(minorFromDecimal(issue.amount, exponent), exponent), appliesOnEachItem: false } } },
+  };
+}
+
+/** Makes the issue's code on the shop, unless Shopify has it already. Returns its discount node id. */
+async function createCode(db: Knex, api: AdminApi, issue: IssueRow & { shop_domain: string }): Promise<string> {
+  const found = await api.request<{ codeDiscountNodeByCode: { id: string } | null }>(REWARD_CODE_BY_CODE, { code: issue.code });
+  if (found.codeDiscountNodeByCode) return found.codeDiscountNodeByCode.id;
+  const brand = await getBrand(db, issue.brand_id);
+  const input = rewardCodeInput(brand, issue, await advocateCustomer(db, issue, issue.shop_domain), new Date());
+  const data = await api.request<{ discountCodeBasicCreate: { codeDiscountNode: { id: string } | null; userErrors: UserError[] } }>(CREATE_REWARD_CODE, { discount: input });
+  const { codeDiscountNode, userErrors } = data.discountCodeBasicCreate;
+  if (userErrors.length > 0) throw new Error(userErrors.map((error) => `${(error.field ?? []).join('.') || 'discount'}: ${error.message}`).join('; '));
+  if (!codeDiscountNode) throw new Error('Shopify created no discount');
+  return codeDiscountNode.id;
+}
+
+/** Records the issue as issued, in one transaction with what is told to the advocate. */
+export async function recordIssued(db: Knex, issue: IssueRow, platformId: string): Promise<void> {
+  await db.transaction(async (trx) => {
+    await trx('reward_issues')
+      .where({ brand_id: issue.brand_id, issue_id: issue.issue_id })
+      .update({ status: 'issued', platform_id: platformId, issued_at: trx.fn.now(), last_error: null, lease_until: null, attempts: issue.attempts + 1 });
+    await enqueueMail(trx, [rewardIssuedMail(issue.brand_id, { issueId: Number(issue.issue_id), advocateId: Number(issue.advocate_id), amount: issue.amount, code: issue.code })]);
+  });
+}
+
+/** One issue: the code made (or found) and recorded; a refusal recorded with Shopify's reason and tried again later. Returns whether it was issued. */
+export async function issueCode(db: Knex, apiFor: () => Promise<AdminApi>, issue: IssueRow & { shop_domain: string }, logger?: Logger): Promise<boolean> {
+  const key = { brand_id: issue.brand_id, issue_id: issue.issue_id };
+  try {
+    const platformId = await createCode(db, await apiFor(), issue);
+    await recordIssued(db, issue, platformId);
+    return true;
+  } catch (error) {
+    const attempts = issue.attempts + 1;
+    logger?.warn({ err: error, brand_id: issue.brand_id, issue_id: issue.issue_id }, 'shopify reward code not issued; tried again later');
+    await db('reward_issues')
+      .where(key)
+      .whereNot({ status: 'issued' })
+      .update({
+        status: 'failed',
+        attempts,
+        last_error: accessHint(String((error as Error).message)).slice(0, 2000),
+        next_attempt_at: db.raw('now() + make_interval(secs => ?)', [retryAfterSeconds(attempts)]),
+        lease_until: null,
+      });
+    return false;
+  }
+}
