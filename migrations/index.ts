@@ -29,6 +29,7 @@ import * as advocateLinkAgain from './20261218_0027_advocate_link_again';
 import * as settingBounds from './20261219_0028_setting_bounds';
 import * as rewardReversedEmail from './20261220_0029_reward_reversed_email';
 import * as rewardIssues from './20261221_0030_reward_issues';
+import * as rewardIssuedEvent from './20261222_0031_reward_issued_event';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -68,4 +69,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['20261219_0028_setting_bounds', settingBounds],
   ['20261220_0029_reward_reversed_email', rewardReversedEmail],
   ['20261221_0030_reward_issues', rewardIssues],
+  ['20261222_0031_reward_issued_event', rewardIssuedEvent],
 ];

@@ -2,9 +2,8 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { type Brand, getBrand } from '../../core/brands/brand';
 import { currencyExponent } from '../../core/currency';
-import { enqueueMail } from '../../core/mail/enqueue-mail';
-import { rewardIssuedMail } from '../../core/mail/program-mail';
 import { decimalFromMinor, minorFromDecimal } from '../../core/money';
+import { type LeasedIssue, recordIssued } from '../../core/rewards/record-issued';
 import type { AdminApi } from './admin-api';
 import { accessHint } from './discount-sync';
 import { CREATE_REWARD_CODE, REWARD_CODE_BY_CODE } from './reward-code-documents';
@@ -17,15 +16,7 @@ import { CREATE_REWARD_CODE, REWARD_CODE_BY_CODE } from './reward-code-documents
  */
 
 /** An issue as the worker leases it. */
-export interface IssueRow {
-  brand_id: string;
-  issue_id: string;
-  advocate_id: string;
-  amount: string;
-  currency: string;
-  code: string;
-  attempts: number;
-}
+export type IssueRow = LeasedIssue;
 
 interface UserError {
   field: string[] | null;
@@ -100,22 +91,12 @@ async function createCode(db: Knex, api: AdminApi, issue: IssueRow & { shop_doma
   return codeDiscountNode.id;
 }
 
-/** Records the issue as issued, in one transaction with what is told to the advocate. */
-export async function recordIssued(db: Knex, issue: IssueRow, platformId: string): Promise<void> {
-  await db.transaction(async (trx) => {
-    await trx('reward_issues')
-      .where({ brand_id: issue.brand_id, issue_id: issue.issue_id })
-      .update({ status: 'issued', platform_id: platformId, issued_at: trx.fn.now(), last_error: null, lease_until: null, attempts: issue.attempts + 1 });
-    await enqueueMail(trx, [rewardIssuedMail(issue.brand_id, { issueId: Number(issue.issue_id), advocateId: Number(issue.advocate_id), amount: issue.amount, code: issue.code })]);
-  });
-}
-
 /** One issue: the code made (or found) and recorded; a refusal recorded with Shopify's reason and tried again later. Returns whether it was issued. */
 export async function issueCode(db: Knex, apiFor: () => Promise<AdminApi>, issue: IssueRow & { shop_domain: string }, logger?: Logger): Promise<boolean> {
   const key = { brand_id: issue.brand_id, issue_id: issue.issue_id };
   try {
     const platformId = await createCode(db, await apiFor(), issue);
-    await recordIssued(db, issue, platformId);
+    await recordIssued(db, issue, { name: 'shopify', id: platformId });
     return true;
   } catch (error) {
     const attempts = issue.attempts + 1;

@@ -157,7 +157,7 @@ describe('GET /api/v1/openapi.json', () => {
     ]);
     const webhookEndpoint = response.body.paths['/api/v1/webhook-endpoints'].post.requestBody.content['application/json'].schema;
     expect(webhookEndpoint.required).toEqual(['url']);
-    expect(webhookEndpoint.properties.events.items.enum).toEqual(['claim.created', 'conversion.created', 'conversion.refunded', 'reward.credited', 'reward.reversed']);
+    expect(webhookEndpoint.properties.events.items.enum).toEqual(['claim.created', 'conversion.created', 'conversion.refunded', 'reward.credited', 'reward.reversed', 'reward.issued']);
     const conversion = response.body.paths['/api/v1/track/conversion'].post.requestBody.content['application/json'].schema;
     const [primary] = conversion.anyOf;
     expect(primary.required).toEqual(expect.arrayContaining(['order_id', 'order_value']));

@@ -71,6 +71,10 @@ describe("a coupon brand's approved reward becomes a single-use Shopify code", (
     expect(balance.body.data).toMatchObject({ credited: 10, issued: 10, approved: 0, balance: 0, payable: 0 });
     const payouts = await context.app.http.get('/api/v1/payouts').set(brand.headers);
     expect(payouts.body.data).toMatchObject({ count: 0, payouts: [] });
+    // The brand's systems subscribe to reward.issued (a private address: the event is what is checked here).
+    const endpoint = await context.app.http.post('/api/v1/webhook-endpoints').set(brand.headers).send({ url: 'https://hooks.codes.example/referrals', events: ['reward.issued'] });
+    expect(endpoint.status).toBe(201);
+    expect(await db('webhook_events').where({ brand_id: brand.brandId, type: 'reward.issued' })).toEqual([]);
 
     expect(await issuePass(brand.brandId)).toBe(1);
     const [made] = codesOn(shop, issue!.code);
@@ -85,6 +89,11 @@ describe("a coupon brand's approved reward becomes a single-use Shopify code", (
     });
     expect(await issuesOf(db, brand.brandId)).toMatchObject([{ status: 'issued', platform_id: made!.id, last_error: null }]);
     expect(await issuePass(brand.brandId)).toBe(0);
+    // reward.issued, once, written with the issue's `issued` status: the code the store has.
+    const events = await db('webhook_events').where({ brand_id: brand.brandId, type: 'reward.issued' });
+    expect(events.map((event) => (typeof event.payload === 'string' ? JSON.parse(event.payload) : event.payload).data)).toEqual([
+      { issue_id: Number(issue!.issue_id), advocate_id: advocate.advocateId, amount: 10, currency: 'USD', code: issue!.code, platform: 'shopify', platform_id: made!.id },
+    ]);
   });
 
   it('a restart between Shopify\'s answer and the commit (the commit failed after the code was made) still leaves exactly one code: the next pass finds it', async () => {

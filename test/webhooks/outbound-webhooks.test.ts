@@ -410,7 +410,7 @@ describe('outbound webhooks: where they may go, and who may see them', () => {
     [{ url: 'not a url' }, 'url must be an absolute http or https URL (got "not a url")'],
     [{ url: 'https://user:pass@example.com/' }, 'url must not contain a user name or password'],
     [{}, 'url is required'],
-    [{ url: 'https://example.com/', events: ['order.created'] }, 'events.0: must be one of claim.created, conversion.created, conversion.refunded, reward.credited, reward.reversed'],
+    [{ url: 'https://example.com/', events: ['order.created'] }, 'events.0: must be one of claim.created, conversion.created, conversion.refunded, reward.credited, reward.reversed, reward.issued'],
     [{ url: 'https://example.com/', events: [] }, 'events: must name at least one event type (omit it for all)'],
     [{ url: 'https://example.com/', events: 'claim.created' }, 'events must be an array, not a string'],
   ])('answers %j with 400: %s', async (body, message) => {
