@@ -9,7 +9,7 @@ import { CliError } from '../cli/cli-error';
 import { parsePaidCsv, payoutsCsv } from '../cli/payouts-csv';
 import { runForm, seeOther } from './form-actions';
 import { countOf, doneOf } from './form-notice';
-import { renderPage } from './render-page';
+import { formatCount, renderPage } from './render-page';
 import { limitedCsvText, readUpload } from './upload';
 
 const PAGE = '/dashboard/payouts';
@@ -28,7 +28,7 @@ function paidNotice(ctx: Ctx, currency: string): string | null {
   return `Recorded ${plural(recorded, 'payout', 'payouts')} (${decimalFromMinor(toMinor(total, exponent), exponent)} ${currency})` + (skipped ? `; ${plural(skipped, 'was', 'were')} already recorded and skipped.` : '.');
 }
 
-const plural = (count: number, one: string, many: string) => `${count.toLocaleString('en-US')} ${count === 1 ? one : many}`;
+const plural = (count: number, one: string, many: string) => `${formatCount(count)} ${count === 1 ? one : many}`;
 
 /** GET /dashboard/payouts: what each advocate may be paid now, the CSV to pay from, the upload of the paid file, the payouts recorded. */
 export async function payoutsPage(ctx: Ctx, refusal?: { status: number; message: string }): Promise<void> {

@@ -26,6 +26,8 @@ function formatMoney(value: number, currency?: string, withCode = true): string 
   return currency && withCode ? `${format.format(value)} ${currency}` : format.format(value);
 }
 const countFormat = new Intl.NumberFormat('en-US');
+/** A count as every page writes it (1,280). */
+export const formatCount = (value: number) => countFormat.format(value);
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char]!);
@@ -46,7 +48,7 @@ function helpers(ctx: Ctx, viewer: DashboardViewer | null) {
     money: (value: number, currency?: string) => formatMoney(value, currency),
     /** For a table column whose header names the currency ("Revenue (JPY)"): its decimals, no code. */
     amount: (value: number, currency: string) => formatMoney(value, currency, false),
-    count: (value: number) => countFormat.format(value),
+    count: formatCount,
     time: (value: Date) => value.toISOString().replace('T', ' ').slice(0, 16) + ' UTC',
     asset: assetUrl,
     /** A dashboard URL with these query parameters (empty ones dropped) and the embedded context. */
