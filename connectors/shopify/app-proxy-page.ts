@@ -1,3 +1,4 @@
+import type { IssueState } from '../../core/rewards/advocate-issues';
 import type { AdvocateFigures } from './storefront-customers';
 
 /**
@@ -68,7 +69,21 @@ ${link}
   <dt>Rewards held</dt><dd id="referrals-held">${money(data.figures.held)}</dd>
   <dt>Rewards approved</dt><dd id="referrals-approved">${money(data.figures.approved)}</dd>
   <dt>Rewards paid</dt><dd id="referrals-paid">${money(data.figures.paid)}</dd>
-</dl>${Number(data.figures.owed) > 0 ? `\n<p id="referrals-owed">You owe ${money(data.figures.owed)} from a refunded order; it will be taken from your next rewards.</p>` : ''}`);
+</dl>${Number(data.figures.owed) > 0 ? `\n<p id="referrals-owed">You owe ${money(data.figures.owed)} from a refunded order; it will be taken from your next rewards.</p>` : ''}${rewardCodes(data.figures.reward_codes, money)}`);
+}
+
+/** What each state of a reward code means to the advocate. */
+const CODE_STATE: Record<IssueState, string> = {
+  on_its_way: 'on its way: we will email it to you shortly',
+  ready: 'ready to use once at checkout',
+  used: 'used',
+};
+
+/** The advocate's reward codes, newest first; nothing while they have none. */
+function rewardCodes(codes: AdvocateFigures['reward_codes'], money: (amount: string) => string): string {
+  if (codes.length === 0) return '';
+  const items = codes.map((issue) => `  <li><strong>${inert(issue.code)}</strong>: ${money(issue.amount)} off, ${CODE_STATE[issue.state]}</li>`);
+  return `\n<h2>Your reward codes</h2>\n<ul id="referrals-reward-codes">\n${items.join('\n')}\n</ul>`;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Brand } from '../brands/brand';
 import type { Executor } from '../db/transaction';
 import { NotFound } from '../errors';
 import { figuresAsShown, rewardBalance } from '../ledger/reward-ledger';
+import { type IssuedReward, advocateIssues } from '../rewards/advocate-issues';
 import { type AdvocateView, advocateView } from './advocate-page';
 import { getAdvocate } from './advocates';
 import { normalizeEmail } from './normalize';
@@ -24,6 +25,8 @@ export type AdvocateWithFigures = AdvocateView & {
   /** Friends whose orders were credited to them: their referral conversions, refunded ones left out. */
   friends_referred: number;
   rewards: RewardsByStatus;
+  /** What they were handed to spend (codes), newest first: on its way, ready or used. */
+  reward_codes: IssuedReward[];
 };
 
 /**
@@ -42,7 +45,7 @@ export async function advocateByEmailWithFigures(db: Executor, brand: Brand, ema
 }
 
 /** One advocate's figures: every storefront page shows these (the Medusa plugin's /me, Shopify's app proxy page). */
-export async function advocateFigures(db: Executor, brand: Brand, advocateId: number): Promise<Pick<AdvocateWithFigures, 'friends_referred' | 'rewards'>> {
+export async function advocateFigures(db: Executor, brand: Brand, advocateId: number): Promise<Pick<AdvocateWithFigures, 'friends_referred' | 'rewards' | 'reward_codes'>> {
   const [friends] = (await db('conversions')
     .where({ brand_id: brand.brand_id, advocate_id: advocateId, type: 'referral' })
     .whereNot('status', 'refunded')
@@ -51,5 +54,6 @@ export async function advocateFigures(db: Executor, brand: Brand, advocateId: nu
   return {
     friends_referred: Number(friends?.count ?? 0),
     rewards: { currency: balance.currency, held: balance.pending, approved: balance.approved, paid: balance.paid, owed: balance.owed },
+    reward_codes: await advocateIssues(db, brand.brand_id, advocateId),
   };
 }
