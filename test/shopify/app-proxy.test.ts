@@ -136,6 +136,14 @@ describe('the Shopify app proxy page (/apps/referrals → /shopify/proxy)', () =
     expect(owing.text).toContain('<dd id="referrals-approved">0.00 USD</dd>');
     expect(owing.text).toContain('<p id="referrals-owed">You owe 2.50 USD from a refunded order; it will be taken from your next rewards.</p>');
 
+    // A coupon brand (issue 40): the next approved reward becomes a code, listed on the page from the moment it is written.
+    await updateBrand(db, brandId, { reward_fulfilment: 'coupon', reward_value: 12.5 });
+    expect((await context.app.http.post('/api/v1/track/conversion').set(headers).send({ email: `friend-c-${customer}@example.com`, order_id: `proxy-${customer}-c`, order_value: 50, referral_code: code })).status).toBe(201);
+    const issue = await db('reward_issues').where({ brand_id: brandId, advocate_id: advocate.advocate_id }).first();
+    expect(issue).toMatchObject({ amount: '10.00', status: 'pending' });
+    const withCode = await proxyGet({ shop, customerId: customer });
+    expect(withCode.text).toContain(`<li><strong>${issue.code}</strong>: 10.00 USD off, on its way: we will email it to you shortly</li>`);
+
     // Another signed-in customer sees a join form, never these figures.
     const stranger = await proxyGet({ shop, customerId: customerId() });
     expect(stranger.text).not.toContain(code);

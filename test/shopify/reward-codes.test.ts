@@ -76,7 +76,14 @@ describe("a coupon brand's approved reward becomes a single-use Shopify code", (
     expect(endpoint.status).toBe(201);
     expect(await db('webhook_events').where({ brand_id: brand.brandId, type: 'reward.issued' })).toEqual([]);
 
+    // The advocate's own pages (GET /advocates/by-email: Medusa's /me; the Shopify app proxy page) list the code as on its way.
+    const byEmail = () => context.app.http.get('/api/v1/advocates/by-email').query({ email: advocate.email }).set(brand.headers);
+    expect((await byEmail()).body.data.reward_codes).toEqual([
+      { issue_id: Number(issue!.issue_id), code: issue!.code, amount: 10, currency: 'USD', state: 'on_its_way', created_at: expect.any(String), issued_at: null },
+    ]);
+
     expect(await issuePass(brand.brandId)).toBe(1);
+    expect((await byEmail()).body.data.reward_codes).toMatchObject([{ code: issue!.code, state: 'ready', issued_at: expect.any(String) }]);
     const [made] = codesOn(shop, issue!.code);
     expect(codesOn(shop, issue!.code)).toHaveLength(1);
     expect(made!.input).toMatchObject({
@@ -190,6 +197,8 @@ describe('spending a reward code', () => {
     expect(claims).toEqual([expect.objectContaining({ advocate_id: String(advocate.advocateId), referral_code: advocate.code, order_id: orderId, discount_applied: '10.00', source: 'shopify', status: 'converted' })]);
     expect(await db('conversions').where({ brand_id: brand.brandId, order_id: orderId })).toEqual([]);
     expect(await issuesOf(db, brand.brandId)).toMatchObject([{ status: 'issued', spent_claim_id: claims[0]!.claim_id }]);
+    const own = await context.app.http.get('/api/v1/advocates/by-email').query({ email: advocate.email }).set(brand.headers);
+    expect(own.body.data.reward_codes).toMatchObject([{ code: issue!.code, amount: 10, state: 'used' }]);
     const balance = await context.app.http.get(`/api/v1/advocates/${advocate.advocateId}/balance`).set(brand.headers);
     expect(balance.body.data).toMatchObject({ credited: 10, issued: 0, redeemed: 10, balance: 0, payable: 0 });
 
