@@ -11,7 +11,8 @@ import { reconcileShop } from './reconcile';
 import { type ShopifySettings, normalizeShopDomain, webhookUrl } from './shopify-config';
 import { repairDiscount } from './discount-repair';
 import { discountStatus } from './discount-status';
-import { retryRewardCodes, rewardCodeStatus } from './reward-code-status';
+import { retryFailedIssues } from '../../core/rewards/retry-issues';
+import { rewardCodeStatus } from './reward-code-status';
 import { shopStatus } from './shop-status';
 import { subscribeAndRecord } from './subscription-states';
 
@@ -106,7 +107,7 @@ export function shopifyCommands(settings: ShopifySettings): Record<string, Comma
         const repaired = repair
           ? await repairDiscount(db, brandId, () => adminApiForBrand(db, brandId, { encryptionSecret: config.keyEncryptionSecret, appConfig: settings.app }))
           : null;
-        const retried = retryRewards ? { reward_codes_retried: await retryRewardCodes(db, brandId) } : {};
+        const retried = retryRewards ? { reward_codes_retried: await inTransaction(db, (trx) => retryFailedIssues(trx, brandId, CLI_OPERATOR.name)) } : {};
         return { ...(await discountStatus(db, brandId)), reward_codes: await rewardCodeStatus(db, brandId), ...(repaired ? { repair: repaired } : {}), ...retried };
       },
     ),

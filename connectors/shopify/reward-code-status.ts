@@ -24,8 +24,3 @@ export async function rewardCodeStatus(db: Knex, brandId: string): Promise<Rewar
     failures: failures.map((row) => ({ ...row, next_attempt_at: new Date(row.next_attempt_at).toISOString() })),
   };
 }
-
-/** `shopify codes --retry-rewards`: the refused reward codes are tried again on the worker's next pass. Returns how many. */
-export async function retryRewardCodes(db: Knex, brandId: string): Promise<number> {
-  return db('reward_issues').where({ brand_id: brandId, status: 'failed' }).update({ next_attempt_at: db.fn.now() });
-}

@@ -39,14 +39,39 @@ export function issueState(row: Pick<IssueRow, 'status' | 'spent_claim_id'>): Is
   return row.status === 'issued' ? 'ready' : 'on_its_way';
 }
 
-/** The advocate's most recent issues (at most `limit`), newest first. */
-export async function advocateIssues(db: Executor, brandId: string, advocateId: number, limit = 50): Promise<IssuedReward[]> {
-  const rows: IssueRow[] = await db('reward_issues')
-    .where({ brand_id: brandId, advocate_id: advocateId })
+/** An issue as the merchant sees it: the advocate's view, with the platform's side of it. */
+export interface MerchantIssue extends IssuedReward {
+  advocate_id: number;
+  /** pending (not tried yet), failed (refused: `last_error` says why, tried again at `next_attempt_at`), issued. */
+  status: string;
+  attempts: number;
+  last_error: string | null;
+  next_attempt_at: string | null;
+}
+
+/** A brand's issues, newest first: one advocate's, or those the platform refused (`failedOnly`). At most `limit`. */
+export async function merchantIssues(db: Executor, brandId: string, filter: { advocateId?: number; failedOnly?: boolean }, limit = 100): Promise<MerchantIssue[]> {
+  const rows: Array<IssueRow & { advocate_id: string; attempts: number; last_error: string | null; next_attempt_at: Date }> = await db('reward_issues')
+    .where({ brand_id: brandId })
+    .modify((query) => {
+      if (filter.advocateId !== undefined) query.andWhere({ advocate_id: filter.advocateId });
+      if (filter.failedOnly) query.andWhere({ status: 'failed' });
+    })
     .orderBy('issue_id', 'desc')
     .limit(limit)
-    .select('issue_id', 'code', 'amount', 'currency', 'status', 'spent_claim_id', 'created_at', 'issued_at');
+    .select('issue_id', 'advocate_id', 'code', 'amount', 'currency', 'status', 'spent_claim_id', 'created_at', 'issued_at', 'attempts', 'last_error', 'next_attempt_at');
   return rows.map((row) => ({
+    ...issuedReward(row),
+    advocate_id: Number(row.advocate_id),
+    status: row.status,
+    attempts: row.attempts,
+    last_error: row.last_error,
+    next_attempt_at: row.status === 'failed' ? new Date(row.next_attempt_at).toISOString() : null,
+  }));
+}
+
+function issuedReward(row: IssueRow): IssuedReward {
+  return {
     issue_id: Number(row.issue_id),
     code: row.code,
     amount: amountFromDecimal(row.amount),
@@ -54,5 +79,15 @@ export async function advocateIssues(db: Executor, brandId: string, advocateId: 
     state: issueState(row),
     created_at: new Date(row.created_at).toISOString(),
     issued_at: row.issued_at ? new Date(row.issued_at).toISOString() : null,
-  }));
+  };
+}
+
+/** The advocate's most recent issues (at most `limit`), newest first. */
+export async function advocateIssues(db: Executor, brandId: string, advocateId: number, limit = 50): Promise<IssuedReward[]> {
+  const rows: IssueRow[] = await db('reward_issues')
+    .where({ brand_id: brandId, advocate_id: advocateId })
+    .orderBy('issue_id', 'desc')
+    .limit(limit)
+    .select('issue_id', 'code', 'amount', 'currency', 'status', 'spent_claim_id', 'created_at', 'issued_at');
+  return rows.map(issuedReward);
 }

@@ -12,6 +12,7 @@ import { pathIdOf } from './dashboard-query';
 import { runForm, seeOther } from './form-actions';
 import { doneOf } from './form-notice';
 import { renderPage } from './render-page';
+import { advocateRewardCodes, retryNotice } from './reward-code-forms';
 import { readUpload } from './upload';
 
 type Refusal = { status: number; message: string };
@@ -37,7 +38,12 @@ function advocateNotice(ctx: Ctx, advocate: { email: string; referral_codes: str
 export async function advocatePanel(ctx: Ctx, id: number, refusal?: Refusal) {
   const { brand } = ctx.state.viewer!;
   const stored = await getAdvocate(ctx.app.context.deps.db, brand.brand_id, id);
-  return { advocate: advocateView(brand, stored), notice: advocateNotice(ctx, stored), refusal: refusal?.message ?? null };
+  return {
+    advocate: advocateView(brand, stored),
+    notice: advocateNotice(ctx, stored) ?? retryNotice(ctx),
+    refusal: refusal?.message ?? null,
+    ...(await advocateRewardCodes(ctx, id)),
+  };
 }
 
 /** What the Advocates list shows above the table: the add and import forms, and the latest imports. */

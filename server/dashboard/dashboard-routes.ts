@@ -10,6 +10,7 @@ import { seeOther } from './form-actions';
 import { addAdvocateForm, changeAdvocateForm, importAdvocatesForm, importPage } from './advocate-forms';
 import { createKeyForm, keysPage, revokeKeyForm } from './key-pages';
 import { payoutsPage, uploadPaidForm } from './payout-pages';
+import { retryRewardCodesForm } from './reward-code-forms';
 import { saveSettingsForm, settingsPage } from './settings-pages';
 import { decideReviewForm, reviewsPage } from './review-pages';
 import { addEndpointForm, connectionsWithWebhooksPage, endpointForm, endpointPage } from './webhook-pages';
@@ -56,6 +57,7 @@ export function dashboardRoutes(connectors: readonly ConnectorParts[]): Router<A
     );
   }
   router.get('/dashboard/advocates/:id', dashboardErrorPage, viewer, (ctx) => advocatePage(ctx, ctx.params.id!));
+  router.post('/dashboard/reward-codes/retry', dashboardErrorPage, readRawBody, ...admin, (ctx) => retryRewardCodesForm(ctx, formOf(ctx), (status, message) => payoutsPage(ctx, { status, message })));
   router.get('/dashboard/activity', dashboardErrorPage, viewer, activityPage);
   router.get('/dashboard/products', dashboardErrorPage, viewer, productsPage);
   router.get('/dashboard/reviews', dashboardErrorPage, viewer, (ctx) => reviewsPage(ctx));

@@ -11,6 +11,7 @@ import { runForm, seeOther } from './form-actions';
 import { countOf, doneOf } from './form-notice';
 import { formatCount, renderPage } from './render-page';
 import { limitedCsvText, readUpload } from './upload';
+import { refusedRewardCodes, retryNotice } from './reward-code-forms';
 
 const PAGE = '/dashboard/payouts';
 /** A paid file lists at most 10,000 payouts (as POST /api/v1/payouts/mark-paid does): well under this. */
@@ -54,7 +55,8 @@ export async function payoutsPage(ctx: Ctx, refusal?: { status: number; message:
       total,
       owed,
       past,
-      notice: paidNotice(ctx, brand.currency),
+      notice: paidNotice(ctx, brand.currency) ?? retryNotice(ctx),
+      ...(await refusedRewardCodes(ctx)),
       refusal: refusal?.message ?? null,
     },
     refusal?.status,

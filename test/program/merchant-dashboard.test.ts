@@ -130,6 +130,7 @@ describe('roles, enforced on every form', () => {
       ['/dashboard/keys', { label: 'x' }],
       ['/dashboard/team/invite', { email: uniqueEmail('x'), role: 'owner' }],
       ['/dashboard/advocates', { email: uniqueEmail('adv'), first_name: 'Ann' }],
+      ['/dashboard/reward-codes/retry', { back: 'payouts' }],
     ];
     for (const [path, fields] of posts) {
       const posted = await agent.post(path).type('form').send({ csrf_token: csrf, ...fields });

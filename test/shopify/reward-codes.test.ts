@@ -153,6 +153,44 @@ describe("a coupon brand's approved reward becomes a single-use Shopify code", (
     expect(await issuesOf(db, brand.brandId)).toMatchObject([{ status: 'issued' }]);
   });
 
+  it('the merchant sees a refused code on Payouts with the store\'s reason and tries it again from the dashboard (audited); the advocate\'s page follows it to "on your store"', async () => {
+    const { brand, shop } = await connectedBrand({}, ['read_orders']);
+    const { db } = context.app;
+    const advocate = await givenAdvocate(db, brand.brandId);
+    await referredOrder(brand.headers, advocate.code);
+    await issuePass(brand.brandId);
+    const [failed] = await issuesOf(db, brand.brandId);
+    const agent = await signedInAgent(context.app.app, db, brand.brandId);
+
+    const payouts = await agent.get('/dashboard/payouts');
+    expect(payouts.text).toContain('Approved rewards become single-use codes on your store');
+    expect(payouts.text).toContain('Reward codes your store refused');
+    expect(payouts.text).toContain(`<code>${failed!.code}</code> · 10.00 USD`);
+    expect(payouts.text).toContain('Grant the app the write_discounts scope');
+    const advocatePage = await agent.get(`/dashboard/advocates/${advocate.advocateId}`);
+    expect(advocatePage.text).toContain('<h2>Reward codes</h2>');
+    expect(advocatePage.text).toContain('not on your store yet');
+
+    // A forged post (no CSRF token) changes nothing.
+    const forged = await agent.post('/dashboard/reward-codes/retry').type('form').send({ issue_id: String(failed!.issue_id), back: 'payouts' });
+    expect(forged.status).toBe(403);
+    const hostile = await agent.post('/dashboard/reward-codes/retry').type('form').send({ issue_id: '<b>x</b>', back: 'payouts', csrf_token: csrfTokenOf(payouts.text) });
+    expect([hostile.status, hostile.text.includes('<b>x</b>')]).toEqual([400, false]);
+
+    context.fake.scopes.set(shop, ['read_orders', 'write_discounts']);
+    const retried = await agent.post('/dashboard/reward-codes/retry').type('form').send({ issue_id: String(failed!.issue_id), back: String(advocate.advocateId), csrf_token: csrfTokenOf(payouts.text) });
+    expect([retried.status, retried.headers.location]).toEqual([303, `/dashboard/advocates/${advocate.advocateId}?done=retried&retried=1`]);
+    const after = await agent.get(retried.headers.location!);
+    expect(after.text).toContain('1 code is tried again within a minute.');
+    expect(await db('audit_log').where({ brand_id: brand.brandId, action: 'reward_issue.retry' })).toEqual([
+      expect.objectContaining({ subject: `reward_issue:${failed!.issue_id}`, actor: 'operator (CLI sign-in link)' }),
+    ]);
+    await issuePass(brand.brandId);
+    const issued = await agent.get(`/dashboard/advocates/${advocate.advocateId}`);
+    expect(issued.text).toContain('on your store, not used yet');
+    expect((await agent.get('/dashboard/payouts')).text).not.toContain('Reward codes your store refused');
+  });
+
   it('fulfil_min_amount 15: a first 10.00 waits in the balance, the second reward issues one code of 20.00; a payout brand issues nothing and pays by hand', async () => {
     const { brand } = await connectedBrand({ fulfil_min_amount: 15 });
     const { db } = context.app;
