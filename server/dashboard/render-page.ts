@@ -16,7 +16,7 @@ const moneyFormats = new Map<number, Intl.NumberFormat>();
  * An amount with its currency's decimals (JPY none, USD two, KWD three) and, unless `withCode` is
  * false (a table whose header names the currency), its code: "1,234.50 USD".
  */
-function formatMoney(value: number, currency?: string, withCode = true): string {
+export function formatMoney(value: number, currency?: string, withCode = true): string {
   const exponent = currency ? currencyExponent(currency) : 2;
   let format = moneyFormats.get(exponent);
   if (!format) {
