@@ -31,23 +31,28 @@ export type RewardFulfilment = (typeof REWARD_FULFILMENTS)[number];
 export const LANGUAGES = ['en', 'fr', 'de', 'es'] as const;
 export type Language = (typeof LANGUAGES)[number];
 
-/** The store's own address, the base of share links: https, an origin with an optional path. */
+/** https, or http on the developer's own machine (localhost, 127.0.0.1): a local trial's links work too. */
+function secureOrLocal(url: URL): boolean {
+  return url.protocol === 'https:' || (url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname));
+}
+
 /** A web origin a storefront page is served from: https (http only for localhost, a developer's machine), no path. */
 export const origin = z
   .string()
   .trim()
   .max(300)
-  .refine((value) => URL.canParse(value) && new URL(value).origin === value.replace(/\/+$/, '') && (new URL(value).protocol === 'https:' || new URL(value).hostname === 'localhost' || new URL(value).hostname === '127.0.0.1'), {
-    error: 'must be an origin like https://shop.example.com (https, no path)',
+  .refine((value) => URL.canParse(value) && new URL(value).origin === value.replace(/\/+$/, '') && secureOrLocal(new URL(value)), {
+    error: 'must be an origin like https://shop.example.com (https, no path; http only on localhost)',
   })
   .transform((value) => value.replace(/\/+$/, ''));
 
+/** The store's own address, the base of share links: https (http only on localhost), an origin with an optional path. */
 const storeUrl = z
   .string()
   .trim()
   .max(2048)
-  .refine((value) => URL.canParse(value) && new URL(value).protocol === 'https:' && !new URL(value).search && !new URL(value).hash, {
-    error: 'must be an https URL of the store, like https://shop.example.com',
+  .refine((value) => URL.canParse(value) && secureOrLocal(new URL(value)) && !new URL(value).search && !new URL(value).hash, {
+    error: 'must be the https address of the store, like https://shop.example.com (http only on localhost)',
   })
   .transform((value) => value.replace(/\/+$/, ''));
 

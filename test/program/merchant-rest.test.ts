@@ -101,6 +101,20 @@ describe('the program\'s settings over REST', () => {
     expect(JSON.parse(JSON.stringify(audit.before))).toEqual({ referee_discount_value: 10, referee_min_purchase: null, language: 'en' });
   });
 
+  it('takes an http store address and origin on localhost (a local trial\'s share links work), and only https elsewhere', async () => {
+    // Issue 41: the store address had to be https while the origins could be http://localhost, so a local trial's every share link was https://localhost:3812/?ref=….
+    const brand = await givenBrand(t.db);
+    const advocate = await givenAdvocate(t.db, brand.brandId);
+    const local = await t.http.patch('/api/v1/brand').set(brand.headers).send({ store_url: 'http://localhost:3812', allowed_origins: ['http://localhost:3812'] });
+    expect([local.status, local.body.data?.store_url]).toEqual([200, 'http://localhost:3812']);
+    const shown = await t.http.get(`/api/v1/advocates/${advocate.advocateId}`).set(brand.headers);
+    expect(shown.body.data.share_link).toBe(`http://localhost:3812/?ref=${advocate.code}`);
+    for (const store_url of ['http://localhost.shop.example', 'http://127.0.0.2:3812', 'ftp://localhost']) {
+      const refused = await t.http.patch('/api/v1/brand').set(brand.headers).send({ store_url });
+      expect([store_url, refused.status, refused.body.error]).toEqual([store_url, 400, expect.stringMatching(/^store_url.*http only on localhost/)]);
+    }
+  });
+
   it('offers free shipping, first purchase only and individual use: a claim takes nothing off the items, the checkout waives the shipping', async () => {
     const brand = await givenBrand(t.db, { plan: 'premier', referee_discount_type: 'percentage', referee_discount_value: 10 });
     const advocate = await givenAdvocate(t.db, brand.brandId);
