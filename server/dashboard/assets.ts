@@ -5,13 +5,15 @@ import type { Ctx } from '../app-context';
 import { HttpError } from '../http-error';
 import { dashboardDir } from './dashboard-files';
 
-/** Every file the pages load: our own two, and uPlot's build from its npm package (no CDN). */
+/** Every file the pages load: our own, and uPlot's build from its npm package (no CDN). */
 const FILES: Record<string, { file: string; type: string }> = {
   'dashboard.css': { file: path.join(dashboardDir('assets'), 'dashboard.css'), type: 'text/css; charset=utf-8' },
   'dashboard.js': { file: path.join(dashboardDir('assets'), 'dashboard.js'), type: 'text/javascript; charset=utf-8' },
   'uplot.js': { file: require.resolve('uplot/dist/uPlot.iife.min.js'), type: 'text/javascript; charset=utf-8' },
   // The storefront's script (docs/merchants/storefront.md), served at /referrals.js and /referrals.<hash>.js.
   'referrals.js': { file: path.join(dashboardDir('assets'), 'referrals.js'), type: 'text/javascript; charset=utf-8' },
+  // The tab's icon, also answered at /favicon.ico (browsers ask there first).
+  'icon.svg': { file: path.join(dashboardDir('assets'), 'icon.svg'), type: 'image/svg+xml' },
   'uplot.css': { file: require.resolve('uplot/dist/uPlot.min.css'), type: 'text/css; charset=utf-8' },
 };
 

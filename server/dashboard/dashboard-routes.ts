@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { NotFound } from '../../core/errors';
 import type { AppContext, AppState, Ctx } from '../app-context';
 import type { ConnectorParts } from '../http/connector';
 import { readRawBody } from '../middleware/json-body';
@@ -31,6 +32,7 @@ export function dashboardRoutes(connectors: readonly ConnectorParts[]): Router<A
   // Every form that changes the program needs an admin (or owner), checked here whatever the page showed.
   const admin = [viewer, requireRole('admin')] as const;
   router.get('/dashboard/assets/:name', (ctx) => serveAsset(ctx, ctx.params.name!));
+  router.get('/favicon.ico', (ctx) => serveAsset(ctx, 'icon.svg'));
   router.get('/referrals.js', (ctx) => serveStorefrontScript(ctx));
   router.get('/referrals.:version.js', (ctx) => serveStorefrontScript(ctx, ctx.params.version!));
   router.get('/', dashboardErrorPage, (ctx) => rootPage(ctx, connectors));
@@ -90,5 +92,9 @@ export function dashboardRoutes(connectors: readonly ConnectorParts[]): Router<A
   router.post('/dashboard/keys/:id/revoke', dashboardErrorPage, readRawBody, ...admin, (ctx) => revokeKeyForm(ctx, ctx.params.id!, formOf(ctx)));
   router.get('/dashboard/payouts', dashboardErrorPage, viewer, (ctx) => payoutsPage(ctx));
   router.post('/dashboard/payouts/paid', dashboardErrorPage, ...admin, uploadPaidForm);
+  // Last: any other dashboard address is a page saying so (never the API's JSON, never the address's own text).
+  router.get('/dashboard/*rest', dashboardErrorPage, () => {
+    throw new NotFound('There is no such page in the dashboard. Check the address, or start from the overview.');
+  });
   return router;
 }

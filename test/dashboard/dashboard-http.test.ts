@@ -416,6 +416,30 @@ describe('what the dashboard shows', () => {
     expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     expect((await t.http.get('/dashboard/assets/nope.js')).status).toBe(404);
   });
+
+  it('answers an unknown dashboard address with a page (never JSON, never the address\'s text) and /favicon.ico with the icon every page links', async () => {
+    // Issue 41: /dashboard/<unknown> and /favicon.ico answered the API's raw JSON.
+    const brand = await givenBrand(t.db);
+    const agent = await signedInAgent(t.app, t.db, brand.brandId);
+    const unknown = await agent.get('/dashboard/%3Cb%3Eyou-were-hacked%3C%2Fb%3E/more');
+    expect([unknown.status, unknown.type]).toEqual([404, 'text/html']);
+    expect(unknown.text).toContain('There is no such page in the dashboard.');
+    expect(unknown.text).not.toContain('hacked');
+    expect((await t.http.get('/dashboard/nope')).type).toBe('text/html');
+    const page = await agent.get('/dashboard');
+    const icon = /<link rel="icon" href="(\/dashboard\/assets\/icon\.svg\?v=[0-9a-f]+)"/.exec(page.text)![1]!;
+    expect((await t.http.get(icon)).headers['content-type']).toBe('image/svg+xml');
+    const favicon = await t.http.get('/favicon.ico');
+    expect([favicon.status, favicon.headers['content-type']]).toEqual([200, 'image/svg+xml']);
+  });
+
+  it('invites a new user as a viewer unless the inviter picks another role', async () => {
+    const brand = await givenBrand(t.db);
+    const agent = await signedInAgent(t.app, t.db, brand.brandId);
+    const team = await agent.get('/dashboard/team');
+    expect(team.text).toMatch(/<option value="viewer" selected>viewer<\/option>/);
+    expect(team.text).not.toMatch(/<option value="admin" selected>/);
+  });
 });
 
 describe('the dashboard inside the Shopify admin (embedded)', () => {
