@@ -8,19 +8,16 @@ export interface InstallPageInput {
   plan: string;
   /** Only on a first install: the key is shown here once and never again. */
   apiKey: string | null;
-  /** Where the app-level subscriptions of shopify.app.toml deliver. */
-  webhookUri: string;
 }
 
 /** The page a merchant lands on after installing: the brand ID and, once, its first API key. */
 export function installPage(input: InstallPageInput): string {
   const key = input.apiKey
-    ? `<p>Your API key (shown <strong>once</strong> — copy it now; <code>referrals key create</code> issues another):</p>
+    ? `<p>For a developer connecting another system: your API key, shown <strong>once</strong> (copy it now; the dashboard's <em>API keys</em> page makes more):</p>
   <pre id="api-key">${escapeHtml(input.apiKey)}</pre>`
-    : `<p>This shop was installed before: its brand and API keys are unchanged. Lost the key? Run
-  <code>referrals key create --brand ${escapeHtml(input.brandId)}</code>.</p>`;
-  const webhooks = `<p>Paid orders, refunds, cancellations and uninstalls reach the service at <code>${escapeHtml(input.webhookUri)}</code>
-  through the app's webhook subscriptions (shopify.app.toml). <code>referrals shopify status --brand ${escapeHtml(input.brandId)}</code> shows the shop's link.</p>`;
+    : `<p>This shop was installed before: its program and API keys are unchanged. A lost key is replaced on the dashboard's <em>API keys</em> page.</p>`;
+  const webhooks = `<p>Paid orders, refunds and cancellations reach the program by themselves: there is nothing to set up for them.
+  Open the app from <em>Apps</em> in your Shopify admin to set up your program and follow it.</p>`;
   return `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="robots" content="noindex"><title>Referral tracking installed</title>

@@ -4,7 +4,7 @@ import { type Ctx, HttpError } from '../../server/http';
 import { adminApiFor } from './admin-api';
 import { installPage } from './install-page';
 import { installShop } from './install-shop';
-import { AUTH_CALLBACK_PATH, DASHBOARD_PATH, type ShopifyAppConfig, normalizeShopDomain, webhookUrl } from './shopify-config';
+import { AUTH_CALLBACK_PATH, DASHBOARD_PATH, type ShopifyAppConfig, normalizeShopDomain } from './shopify-config';
 import { shopCurrency } from './shop-currency';
 import { findShopLink } from './shop-links';
 import { publicShopifyApp } from './shopify-library';
@@ -99,6 +99,5 @@ export async function completeInstall(ctx: Ctx, app: ShopifyAppConfig | null): P
     brandId: installed.brand.brand_id,
     plan: installed.brand.plan,
     apiKey: installed.api_key,
-    webhookUri: webhookUrl(appConfig.appUrl),
   });
 }

@@ -53,6 +53,11 @@ export async function requestSignInLinks(trx: Knex.Transaction, email: string, s
   return queued;
 }
 
+/** The inviter as the invitation names them: a person's email address, never an operator's or a shop's label ("Your team" then). */
+function personNamed(actor: string): string | undefined {
+  return /^[^\s@()]+@[^\s@()]+$/.test(actor) ? actor : undefined;
+}
+
 /**
  * Invites a person to the brand: adds them as a user with `role` and emails them a sign-in link
  * (their first), in one transaction. The audit log names who invited them.
@@ -67,7 +72,7 @@ export async function inviteUser(trx: Knex.Transaction, brandId: string, input: 
     dedupeKey: `merchant_invitation:${user.user_id}`,
     link: loginUrl(settings.publicUrl, brandId, link.token),
     secret: settings.secret,
-    invitedBy: actor.name,
+    invitedBy: personNamed(actor.name),
     role: user.role,
   });
   return user;

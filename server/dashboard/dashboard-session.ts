@@ -88,7 +88,7 @@ export function requireViewer(connectors: readonly ConnectorParts[]): Middleware
   return async (ctx, next) => {
     const viewer = await dashboardViewer(ctx, connectors);
     if (!viewer) {
-      throw new HttpError(401, 'You are not signed in (or your session ended). Sign in at /dashboard/sign-in with your email address (operators: `referrals dashboard login --brand ID`).', {}, 'session_required');
+      throw new HttpError(401, 'You are not signed in (or your session ended). Sign in with your email address: we email you a one-time link.', {}, 'session_required');
     }
     ctx.state.viewer = viewer;
     return next();

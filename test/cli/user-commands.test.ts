@@ -1,3 +1,4 @@
+import { accountMailContent } from '../../core/accounts/account-mail-content';
 import { decryptSecret } from '../../core/brands/key-encryption';
 import { publicUrlOf } from '../../server/config';
 import { resolveLine, runCli } from '../../server/cli/run-cli';
@@ -37,7 +38,10 @@ describe('referrals user …', () => {
     const mails = await accountMails(brand_id);
     expect(mails).toMatchObject([{ template: 'merchant_invitation', recipient: 'Ada@Example.com', status: 'queued' }]);
     const data = dataOf(mails[0]!);
-    expect(data).toMatchObject({ invited_by: 'operator (CLI)', role: 'admin' });
+    // Issue 41: the email never says "operator (CLI) added you": an invitation names a person (an email) or "Your team".
+    expect(data).toMatchObject({ role: 'admin' });
+    expect(data.invited_by).toBeUndefined();
+    expect(accountMailContent('merchant_invitation', { brandName: 'Invites', link: 'https://x.example/l', signInPage: 'https://x.example/s', role: 'admin' }).text).toContain('Your team added you to the Invites referral program dashboard as an admin.');
     const link = new URL(decryptSecret(data.link_sealed, TEST_SECRET));
     expect(`${link.origin}${link.pathname}`).toBe(`${publicUrlOf(config)}/dashboard/login`);
     expect(link.searchParams.get('brand')).toBe(brand_id);

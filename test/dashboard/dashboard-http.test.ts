@@ -19,11 +19,14 @@ describe('signing in to the dashboard', () => {
     expect(root.headers.location).toBe('/dashboard/sign-in');
     const help = await t.http.get('/dashboard/sign-in');
     expect(help.status).toBe(200);
-    expect(help.text).toContain('npx referrals dashboard login --brand');
+    expect(help.text).toContain('Email me a sign-in link');
+    // Issue 41: a merchant's page names no CLI command.
+    expect(help.text).not.toMatch(/referrals (dashboard|brand|key|shopify)/);
     const overview = await t.http.get('/dashboard');
     expect(overview.status).toBe(401);
     expect(overview.headers['content-type']).toMatch(/text\/html/);
     expect(overview.text).toContain('You are not signed in');
+    expect(overview.text).not.toMatch(/referrals (dashboard|brand|key|shopify)/);
   });
 
   it('opens a session from the CLI link: HttpOnly SameSite=Lax cookie (not Secure on a loopback HTTP request), only hashes stored', async () => {

@@ -85,8 +85,9 @@ describe('Shopify app install (OAuth authorization-code grant)', () => {
     const installed = await installApp(context.app, context.fake);
     expect(context.fake.graphqlCalls(installed.shop, 'CreateWebhookSubscription')).toEqual([]);
     expect(context.fake.graphqlCalls(installed.shop, 'ExistingWebhookSubscriptions')).toEqual([]);
-    expect(installed.page).toContain(`${SHOPIFY_APP_URL}/shopify/webhooks`);
-    expect(installed.page).toContain('shopify.app.toml');
+    // The page speaks to the merchant (issue 41): nothing to set up for orders, where to go next, and no CLI command.
+    expect(installed.page).toContain('reach the program by themselves: there is nothing to set up for them');
+    expect(installed.page).not.toMatch(/referrals (key|shopify|brand)|shopify\.app\.toml/);
   });
 
   it('a reinstall re-links the existing brand (active again) and shows no new key', async () => {
