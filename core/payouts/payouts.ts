@@ -1,3 +1,4 @@
+import { counted } from '../counted';
 import type { Knex } from 'knex';
 import { lockAdvocate } from '../advocates/advocates';
 import type { Executor } from '../db/transaction';
@@ -182,8 +183,8 @@ export async function markPaid(trx: Knex.Transaction, brand: Brand, paidRows: Pa
     total_paid: amountFromMinor(total, exponent),
     message:
       fresh.length === 0
-        ? `nothing changed: all ${rows.length} payouts were already recorded`
-        : `recorded ${fresh.length} payouts (${decimal(total)} ${brand.currency})` + (skipped ? `; ${skipped} already recorded, skipped` : ''),
+        ? `nothing changed: ${rows.length === 1 ? 'the payout was' : `all ${counted(rows.length, 'payout', 'payouts')} were`} already recorded`
+        : `recorded ${counted(fresh.length, 'payout', 'payouts')} (${decimal(total)} ${brand.currency})` + (skipped ? `; ${counted(skipped, 'was', 'were')} already recorded and skipped` : ''),
   };
 }
 

@@ -9,7 +9,8 @@ import { CliError } from '../cli/cli-error';
 import { parsePaidCsv, payoutsCsv } from '../cli/payouts-csv';
 import { runForm, seeOther } from './form-actions';
 import { countOf, doneOf } from './form-notice';
-import { formatCount, formatMoney, renderPage } from './render-page';
+import { counted } from '../../core/counted';
+import { formatMoney, renderPage } from './render-page';
 import { limitedCsvText, readUpload } from './upload';
 import { refusedRewardCodes, retryNotice } from './reward-code-forms';
 
@@ -24,11 +25,10 @@ function paidNotice(ctx: Ctx, currency: string): string | null {
   const [recorded, skipped] = [countOf(ctx, 'recorded'), countOf(ctx, 'skipped') ?? 0];
   const total = typeof ctx.query.total === 'string' && /^\d{1,15}(\.\d{1,4})?$/.test(ctx.query.total) ? Number(ctx.query.total) : null;
   if (recorded === null || total === null) return null;
-  if (recorded === 0) return `Nothing changed: ${plural(skipped, 'payout was', 'payouts were')} already recorded.`;
-  return `Recorded ${plural(recorded, 'payout', 'payouts')} (${formatMoney(total, currency)})` + (skipped ? `; ${plural(skipped, 'was', 'were')} already recorded and skipped.` : '.');
+  if (recorded === 0) return `Nothing changed: ${counted(skipped, 'payout was', 'payouts were')} already recorded.`;
+  return `Recorded ${counted(recorded, 'payout', 'payouts')} (${formatMoney(total, currency)})` + (skipped ? `; ${counted(skipped, 'was', 'were')} already recorded and skipped.` : '.');
 }
 
-const plural = (count: number, one: string, many: string) => `${formatCount(count)} ${count === 1 ? one : many}`;
 
 /** GET /dashboard/payouts: what each advocate may be paid now, the CSV to pay from, the upload of the paid file, the payouts recorded. */
 export async function payoutsPage(ctx: Ctx, refusal?: { status: number; message: string }): Promise<void> {

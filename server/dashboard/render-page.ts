@@ -1,4 +1,6 @@
 import { Eta } from 'eta';
+import { counted } from '../../core/counted';
+import { inWords } from './words';
 import { currencyExponent } from '../../core/currency';
 import type { Ctx } from '../app-context';
 import type { EmbeddedSession } from '../http/connector';
@@ -49,6 +51,10 @@ function helpers(ctx: Ctx, viewer: DashboardViewer | null) {
     /** For a table column whose header names the currency ("Revenue (JPY)"): its decimals, no code. */
     amount: (value: number, currency: string) => formatMoney(value, currency, false),
     count: formatCount,
+    /** A count with its noun: "1 advocate", "2 advocates". */
+    counted,
+    /** A status, kind or reason token in a merchant's words (words.ts). */
+    say: inWords,
     time: (value: Date) => value.toISOString().replace('T', ' ').slice(0, 16) + ' UTC',
     asset: assetUrl,
     /** A dashboard URL with these query parameters (empty ones dropped) and the embedded context. */

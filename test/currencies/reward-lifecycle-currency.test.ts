@@ -52,7 +52,7 @@ describe('the reward lifecycle in a JPY brand (no decimals)', () => {
       'row 2: amount: must be a whole number of JPY (no decimals)',
     );
     const paid = await inTransaction(t.db, (trx) => markPaid(trx, record, [{ row: 2, payout_id: 'jp-1', advocate_id: advocate.advocateId, amount: 67 }], 'cli'));
-    expect(paid).toMatchObject({ recorded: 1, total_paid: 67, message: 'recorded 1 payouts (67 JPY)' });
+    expect(paid).toMatchObject({ recorded: 1, total_paid: 67, message: 'recorded 1 payout (67 JPY)' });
     expect(await rewardBalance(t.db, brand.brandId, advocate.advocateId)).toMatchObject({ paid: 67, approved: 0, payable: 0 });
   });
 });

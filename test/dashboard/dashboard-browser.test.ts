@@ -130,7 +130,7 @@ describeInBrowser('the dashboard in a real browser (Chromium)', () => {
     expect(await cell(page, 'credited')).toBe('8.00 USD');
     expect(await cell(page, 'reversed')).toBe('2.00 USD');
     expect(await cell(page, 'balance')).toBe('6.00 USD');
-    expect(await page.locator('tbody tr').first().innerText()).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\tRefund after approval\t-2\.00\tapproved\tNW-1002\t80\.00 USD\tpartial_refund$/);
+    expect(await page.locator('tbody tr').first().innerText()).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\tRefund after approval\t-2\.00\tapproved\tNW-1002\t80\.00 USD\tpartly refunded$/);
     await shot(page, 'advocate-history-desktop');
     expect(dialogs).toBe(0);
     await page.close();
@@ -147,7 +147,7 @@ describeInBrowser('the dashboard in a real browser (Chromium)', () => {
     await page.waitForURL(/kind=refund/);
     const rows = page.locator('tbody tr');
     expect(await rows.count()).toBe(1);
-    expect(await rows.first().innerText()).toMatch(/\trefund\tBEN20\tcarol@example.com\tNW-1002\t20\.00 USD\tpartial_refund$/);
+    expect(await rows.first().innerText()).toMatch(/\tRefund\tBEN20\tcarol@example.com\tNW-1002\t20\.00 USD\tpartly refunded$/);
 
     await page.getByRole('link', { name: 'Revenue by product' }).click();
     await page.locator('.uplot canvas').first().waitFor();

@@ -75,15 +75,15 @@ describe('a USD brand with an order in EUR', () => {
     // The activity feed shows each order and refund in the order's own currency.
     const activity = await agent.get('/dashboard/activity?period=7&kind=conversion&kind=refund');
     expect(tableRows(activity.text).map((row) => row.split('\t').slice(1).join(' | '))).toEqual([
-      `refund | ${advocate.code} | buyer-${eur.orderId}@example.com | ${eur.orderId} | 20.00 EUR | partial_refund`,
-      expect.stringMatching(/^conversion \| .* \| 50\.00 USD \| completed$/),
-      `conversion | ${advocate.code} | buyer-${eur.orderId}@example.com | ${eur.orderId} | 99.99 EUR | partial_refund`,
+      `Refund | ${advocate.code} | buyer-${eur.orderId}@example.com | ${eur.orderId} | 20.00 EUR | partly refunded`,
+      expect.stringMatching(/^Referred order \| .* \| 50\.00 USD \| paid$/),
+      `Referred order | ${advocate.code} | buyer-${eur.orderId}@example.com | ${eur.orderId} | 99.99 EUR | partly refunded`,
     ]);
     expect((await agent.get('/dashboard/activity?period=7&kind=refund&format=csv')).text).toMatch(/^at,kind,id,code,email,order_id,amount,currency,status_or_channel\r\n[^,]+,refund,\d+,\w+,[^,]+,[^,]+,20,EUR,partial_refund\r\n$/);
 
     // The advocate's history names the order's own currency next to its value.
     const history = await agent.get(`/dashboard/advocates/${advocate.advocateId}`);
-    expect(tableRows(history.text)).toContain(`${tableRows(history.text)[0]!.split('\t')[0]}\tRefund after approval\t-2.16\tapproved\t${eur.orderId}\t99.99 EUR\tpartial_refund`);
+    expect(tableRows(history.text)).toContain(`${tableRows(history.text)[0]!.split('\t')[0]}\tRefund after approval\t-2.16\tapproved\t${eur.orderId}\t99.99 EUR\tpartly refunded`);
   });
 
   it('stores a closed day converted (exact numeric), and shows the same figures from the stored day', async () => {

@@ -52,7 +52,7 @@ describe('the Reviews page', () => {
     expect(page.text).toContain('<dd data-field="amount">100.00 USD</dd>');
     expect(page.text).toContain('shopper@mailinator.com');
     expect(page.text).toContain(`<dd>${advocate.code}</dd>`);
-    expect(page.text).toContain('<strong>disposable_email</strong>: mailinator.com is a disposable email provider');
+    expect(page.text).toContain('<strong>Disposable email address</strong>: mailinator.com is a disposable email provider');
     expect(page.text).toContain(`Approve review ${reviewId}`);
     expect(page.text).toContain(`Reject review ${reviewId}`);
   });

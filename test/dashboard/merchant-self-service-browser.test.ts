@@ -122,7 +122,7 @@ describeInBrowser('merchant self-service in a real browser (Chromium): invited b
     await owner.waitForURL(/\/dashboard\/advocates\/imports\/\d+/);
     expect(await owner.locator('progress').count()).toBe(1);
     await owner.waitForFunction(() => document.querySelector('[data-field="import-status"]')?.textContent?.includes('Done'), undefined, { timeout: 60_000 });
-    expect(await owner.locator('[data-field="import-status"]').innerText()).toBe('Done: 1,000 advocates created, 1 lines refused.');
+    expect(await owner.locator('[data-field="import-status"]').innerText()).toBe('Done: 1,000 advocates created, 1 line refused.');
     expect(await owner.locator('table').innerText()).toContain('email');
     await shot(owner, 'advocates-import');
     expect(await t.db('advocates').where({ brand_id: brandId }).count({ n: '*' }).first()).toMatchObject({ n: expect.anything() });

@@ -137,12 +137,12 @@ describe('referrals payouts', () => {
     const file = writeFile('paid.csv', exported.stdout);
 
     const paid = await json('payouts', 'mark-paid', '--brand', brand.brandId, '--file', file);
-    expect(paid).toEqual({ recorded: 1, already_recorded: 0, total_paid: 30, message: 'recorded 1 payouts (30.00 EUR)' });
+    expect(paid).toEqual({ recorded: 1, already_recorded: 0, total_paid: 30, message: 'recorded 1 payout (30.00 EUR)' });
     expect(await json('advocate', 'balance', '--brand', brand.brandId, '--advocate', String(ann.advocateId))).toMatchObject({
       credited: 30, approved: 0, paid: 30, balance: 0, payable: 0,
     });
     const again = await json('payouts', 'mark-paid', '--brand', brand.brandId, '--file', file);
-    expect(again).toEqual({ recorded: 0, already_recorded: 1, total_paid: 0, message: 'nothing changed: all 1 payouts were already recorded' });
+    expect(again).toEqual({ recorded: 0, already_recorded: 1, total_paid: 0, message: 'nothing changed: the payout was already recorded' });
     expect(await t.db('reward_ledger').where({ brand_id: brand.brandId, kind: 'payout' })).toHaveLength(1);
     expect((await cli('payouts', 'export', '--brand', brand.brandId, '--csv')).stdout).not.toContain(`,${ann.email},`);
 
