@@ -5,7 +5,7 @@ import { periodDays } from '../../core/reports/period';
 import { productRevenue } from '../../core/reports/product-revenue';
 import type { Ctx } from '../app-context';
 import type { ConnectorParts } from '../http/connector';
-import { sendCsv } from './csv-export';
+import { csvMoney, sendCsv } from './csv-export';
 import { CSV_MAX_ROWS, PER_PAGE, activityQuerySchema, advocatesQuerySchema, pathIdOf, periodOf, reportQuerySchema } from './dashboard-query';
 import { renderPage } from './render-page';
 import { advocatePanel, advocatesPanel } from './advocate-forms';
@@ -28,8 +28,8 @@ export async function overviewPage(ctx: Ctx): Promise<void> {
     return sendCsv(ctx, `overview-${days.from}-${days.to}`, [
       ['day', (d) => d.day],
       ['conversions', (d) => d.conversions],
-      ['revenue', (d) => d.revenue],
-      ['refunded', (d) => d.refunded],
+      ['revenue', (d) => csvMoney(d.revenue, report.currency)],
+      ['refunded', (d) => csvMoney(d.refunded, report.currency)],
       ['currency', () => report.currency],
     ], report.daily);
   }
@@ -57,10 +57,10 @@ export async function advocatesPage(ctx: Ctx, refusal?: { status: number; messag
       ['email', (a) => a.email],
       ['codes', (a) => a.codes],
       ['conversions', (a) => a.conversions],
-      ['revenue', (a) => a.revenue],
-      ['balance', (a) => a.balance],
-      ['pending', (a) => a.pending],
-      ['owed', (a) => a.owed],
+      ['revenue', (a) => csvMoney(a.revenue, page.currency)],
+      ['balance', (a) => csvMoney(a.balance, page.currency)],
+      ['pending', (a) => csvMoney(a.pending, page.currency)],
+      ['owed', (a) => csvMoney(a.owed, page.currency)],
       ['currency', () => page.currency],
     ], page.rows);
   }
@@ -80,11 +80,11 @@ export async function advocatePage(ctx: Ctx, id: string, refusal?: { status: num
       ['at', (e) => e.at.toISOString()],
       ['entry', (e) => e.kind],
       ['entry_label', (e) => e.entry],
-      ['amount', (e) => e.amount],
+      ['amount', (e) => csvMoney(e.amount, history.currency)],
       ['currency', () => history.currency],
       ['reward_status', (e) => e.reward_status],
       ['order_id', (e) => e.order_id],
-      ['order_value', (e) => e.order_value],
+      ['order_value', (e) => csvMoney(e.order_value, e.order_currency)],
       ['order_currency', (e) => e.order_currency],
       ['order_status', (e) => e.status],
     ], history.entries.rows);
@@ -114,7 +114,7 @@ export async function activityPage(ctx: Ctx): Promise<void> {
       ['code', (item) => item.code],
       ['email', (item) => item.email],
       ['order_id', (item) => item.order_id],
-      ['amount', (item) => item.amount],
+      ['amount', (item) => csvMoney(item.amount, item.currency)],
       ['currency', (item) => item.currency],
       ['status_or_channel', (item) => item.detail],
     ], page.rows);
@@ -136,7 +136,7 @@ export async function productsPage(ctx: Ctx): Promise<void> {
       ['names', (r) => r.names.join(' | ')],
       ['orders', (r) => r.orders],
       ['quantity', (r) => r.quantity],
-      ['revenue', (r) => r.revenue],
+      ['revenue', (r) => csvMoney(r.revenue, currency)],
       ['currency', () => currency],
     ], rows);
   }

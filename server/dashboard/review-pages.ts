@@ -3,7 +3,7 @@ import { inTransaction } from '../../core/db/transaction';
 import { type ReviewDecision, decideReview, listReviews } from '../../core/fraud/reviews';
 import type { Ctx } from '../app-context';
 import { reviewApproveSchema, reviewPathSchema, reviewRejectSchema } from '../schemas/review-request';
-import { sendCsv } from './csv-export';
+import { csvMoney, sendCsv } from './csv-export';
 import { CSV_MAX_ROWS, PER_PAGE, reviewsQuerySchema } from './dashboard-query';
 import { runForm, seeOther } from './form-actions';
 import { renderPage } from './render-page';
@@ -39,7 +39,7 @@ export async function reviewsPage(ctx: Ctx, refusal?: { status: number; message:
       ['created_at', (r) => r.created_at],
       ['order_id', (r) => r.conversion.order_id],
       ['email', (r) => r.conversion.email],
-      ['order_value', (r) => r.conversion.order_value],
+      ['order_value', (r) => csvMoney(r.conversion.order_value, r.conversion.currency)],
       ['currency', (r) => r.conversion.currency],
       ['referral_code', (r) => r.conversion.referral_code],
       ['advocate_email', (r) => r.advocate.email],

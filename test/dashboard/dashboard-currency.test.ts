@@ -79,7 +79,7 @@ describe('a USD brand with an order in EUR', () => {
       expect.stringMatching(/^Referred order \| .* \| 50\.00 USD \| paid$/),
       `Referred order | ${advocate.code} | buyer-${eur.orderId}@example.com | ${eur.orderId} | 99.99 EUR | partly refunded`,
     ]);
-    expect((await agent.get('/dashboard/activity?period=7&kind=refund&format=csv')).text).toMatch(/^at,kind,id,code,email,order_id,amount,currency,status_or_channel\r\n[^,]+,refund,\d+,\w+,[^,]+,[^,]+,20,EUR,partial_refund\r\n$/);
+    expect((await agent.get('/dashboard/activity?period=7&kind=refund&format=csv')).text).toMatch(/^at,kind,id,code,email,order_id,amount,currency,status_or_channel\r\n[^,]+,refund,\d+,\w+,[^,]+,[^,]+,20\.00,EUR,partial_refund\r\n$/);
 
     // The advocate's history names the order's own currency next to its value.
     const history = await agent.get(`/dashboard/advocates/${advocate.advocateId}`);
@@ -143,7 +143,7 @@ describe('brands in currencies without cents', () => {
     });
     expect(tableRows((await agent.get('/dashboard/advocates?period=7')).text)).toEqual([`Kai\tkai@example.kw\t${advocate.code}\t1\t12.345\t0.000\t1.235\t0.000`]);
     const csv = await agent.get('/dashboard/advocates?period=7&format=csv');
-    expect(csv.text).toBe(`advocate_id,first_name,last_name,email,codes,conversions,revenue,balance,pending,owed,currency\r\n${advocate.advocateId},Kai,,kai@example.kw,${advocate.code},1,12.345,0,1.235,0,KWD\r\n`);
+    expect(csv.text).toBe(`advocate_id,first_name,last_name,email,codes,conversions,revenue,balance,pending,owed,currency\r\n${advocate.advocateId},Kai,,kai@example.kw,${advocate.code},1,12.345,0.000,1.235,0.000,KWD\r\n`);
   });
 });
 
@@ -198,6 +198,6 @@ describe('the reward lifecycle on the overview, the advocates table and an advoc
     ]);
     const csv = await agent.get(`/dashboard/advocates/${advocate.advocateId}?format=csv`);
     expect(csv.text.split('\r\n')[0]).toBe('at,entry,entry_label,amount,currency,reward_status,order_id,order_value,order_currency,order_status');
-    expect(csv.text.split('\r\n')[1]).toMatch(/^[^,]+,payout,Paid out,-4,USD,,,,,$/);
+    expect(csv.text.split('\r\n')[1]).toMatch(/^[^,]+,payout,Paid out,-4\.00,USD,,,,,$/);
   });
 });

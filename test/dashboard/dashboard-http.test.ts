@@ -332,27 +332,27 @@ describe('what the dashboard shows', () => {
     expect(csv.headers['content-disposition']).toMatch(/^attachment; filename="advocates-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.csv"$/);
     expect(csv.text).toBe(
       'advocate_id,first_name,last_name,email,codes,conversions,revenue,balance,pending,owed,currency\r\n' +
-        `${advocate.advocateId},"Ann, ""the"" =1+1",,ann-csv@example.com,ANNCSV,1,50.5,10,0,0,USD\r\n`,
+        `${advocate.advocateId},"Ann, ""the"" =1+1",,ann-csv@example.com,ANNCSV,1,50.50,10.00,0.00,0.00,USD\r\n`,
     );
     const formula = await givenAdvocate(t.db, brand.brandId, { first_name: '=HYPERLINK("http://evil")', email: 'f@example.com', code: 'FORMULA1' });
     const again = await agent.get('/dashboard/advocates?format=csv&q=formula1');
     expect(again.text).toBe(
       'advocate_id,first_name,last_name,email,codes,conversions,revenue,balance,pending,owed,currency\r\n' +
-        `${formula.advocateId},"'=HYPERLINK(""http://evil"")",,f@example.com,FORMULA1,0,0,0,0,0,USD\r\n`,
+        `${formula.advocateId},"'=HYPERLINK(""http://evil"")",,f@example.com,FORMULA1,0,0.00,0.00,0.00,0.00,USD\r\n`,
     );
     // A bare line feed in a name stays inside its quoted cell: it never starts a row with `=2+3`.
     const broken = await givenAdvocate(t.db, brand.brandId, { first_name: 'Bob\n=2+3', email: 'lf@example.com', code: 'LINEFEED1' });
     const quoted = await agent.get('/dashboard/advocates?format=csv&q=linefeed1');
     expect(quoted.text).toBe(
       'advocate_id,first_name,last_name,email,codes,conversions,revenue,balance,pending,owed,currency\r\n' +
-        `${broken.advocateId},"Bob\n=2+3",,lf@example.com,LINEFEED1,0,0,0,0,0,USD\r\n`,
+        `${broken.advocateId},"Bob\n=2+3",,lf@example.com,LINEFEED1,0,0.00,0.00,0.00,0.00,USD\r\n`,
     );
     // `x;=1+1` was written bare: a spreadsheet that splits on `;` (de/fr/es Excel) ran `=1+1`.
     const semicolon = await givenAdvocate(t.db, brand.brandId, { first_name: 'x;=1+1', email: 'sc@example.com', code: 'SEMICOLON1' });
     const split = await agent.get('/dashboard/advocates?format=csv&q=semicolon1');
     expect(split.text).toBe(
       'advocate_id,first_name,last_name,email,codes,conversions,revenue,balance,pending,owed,currency\r\n' +
-        `${semicolon.advocateId},x;'=1+1,,sc@example.com,SEMICOLON1,0,0,0,0,0,USD\r\n`,
+        `${semicolon.advocateId},x;'=1+1,,sc@example.com,SEMICOLON1,0,0.00,0.00,0.00,0.00,USD\r\n`,
     );
   });
 

@@ -166,7 +166,7 @@ describe('the Reviews page', () => {
     expect(lines[0]).toBe('review_id,status,created_at,order_id,email,order_value,currency,referral_code,advocate_email,reasons,decided_by,decided_at,note');
     expect(lines).toHaveLength(26);
     expect(lines[1]).toContain(',open,');
-    expect(lines[1]).toContain(',20,USD,');
+    expect(lines[1]).toContain(',20.00,USD,');
   });
 
   it('answers a bad filter with 400 naming status', async () => {

@@ -1,6 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { payoutsCsv } from '../../server/cli/payouts-csv';
-import { spreadsheetCsv } from '../../server/spreadsheet-csv';
+import { csvMoney } from '../../server/dashboard/csv-export';
+import { CsvDecimal, spreadsheetCsv } from '../../server/spreadsheet-csv';
 
 /** What people type that a spreadsheet would run, or that would break a row in two. */
 const HOSTILE = ['=2+3', '+2+3', '-2+3', '@SUM(A1)', '\t=2+3', '\r=2+3', 'Bob\n=2+3', 'Bob\r=2+3', 'Bob\r\n=2+3', '＝2+3', '＋2+3', '－2+3', '＠SUM(A1)'];
@@ -46,5 +47,13 @@ describe('every CSV we write is safe to open in a spreadsheet', () => {
       ['b@example.com', 'B', '1500'],
     ]);
     expect(csv.startsWith('payout_id,advocate_id,email,code,currency,amount\r\n')).toBe(true);
+  });
+
+  it('writes money as a number with its currency\'s decimals (a minus sign stays a minus), while text starting with a minus is made inert', () => {
+    // Issue 41: the exports wrote 0, 120 and -10 where the page showed 0.00, 120.00 and -10.00.
+    const cells = [[csvMoney(-2.16, 'USD')!, csvMoney(1500, 'JPY')!, csvMoney(12.3456, 'KWD')!, csvMoney(0, 'USD')!, '-2+3', -5]];
+    expect(spreadsheetCsv(cells, ['a', 'b', 'c', 'd', 'e', 'f'])).toBe("a,b,c,d,e,f\r\n-2.16,1500,12.346,0.00,'-2+3,-5\r\n");
+    expect(csvMoney(null, 'USD')).toBeNull();
+    expect(() => new CsvDecimal('=1+1')).toThrow('not a decimal');
   });
 });
