@@ -11,12 +11,15 @@ ALTER TABLE brands DROP CONSTRAINT IF EXISTS brands_reward_fulfilment_check;
 ALTER TABLE brands ADD CONSTRAINT brands_reward_fulfilment_check CHECK (reward_fulfilment IN ('payout', 'coupon', 'store_credit'));
 ALTER TABLE reward_issues ADD COLUMN method text NOT NULL DEFAULT 'code' CHECK (method IN ('code', 'store_credit'));
 ALTER TABLE reward_issues ADD COLUMN credit_sent_at timestamptz;
+-- A store credit that came as a code: the advocate had no customer account (the email says so).
+ALTER TABLE reward_issues ADD COLUMN no_customer_account boolean NOT NULL DEFAULT false;
 `;
 
 const downSql = `
 UPDATE brands SET reward_fulfilment = 'coupon' WHERE reward_fulfilment = 'store_credit';
 ALTER TABLE brands DROP CONSTRAINT IF EXISTS brands_reward_fulfilment_check;
 ALTER TABLE brands ADD CONSTRAINT brands_reward_fulfilment_check CHECK (reward_fulfilment IN ('payout', 'coupon'));
+ALTER TABLE reward_issues DROP COLUMN IF EXISTS no_customer_account;
 ALTER TABLE reward_issues DROP COLUMN IF EXISTS credit_sent_at;
 ALTER TABLE reward_issues DROP COLUMN IF EXISTS method;
 `;
