@@ -12,7 +12,7 @@ import { StoreCreditRefused, creditReward } from './reward-store-credit';
 
 /**
  * Turns a linked shop's reward issues (core/rewards/issue-rewards.ts) into single-use Shopify codes
- * (docs/merchants/shopify.md "Reward codes"). An issue is leased, its code looked up, created if
+ * (docs/merchants/shopify.md "Reward codes"), or store credit (reward-store-credit.ts). An issue is leased, its code looked up, created if
  * Shopify does not have it, and recorded as issued; the code is the issue's own (deterministic), so
  * a pass that stops between Shopify's answer and the commit leaves one code, found by the next.
  */

@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
 import { adminApiForBrand } from '../../connectors/shopify/admin-api';
 import { issueRewardCodes } from '../../connectors/shopify/reward-code-worker';
-import { updateBrand } from '../../core/brands/brand';
+import { advocatePage } from '../../connectors/shopify/app-proxy-page';
+import { advocateFigures } from '../../connectors/shopify/storefront-customers';
+import { getBrand, updateBrand } from '../../core/brands/brand';
 import { type MailDeps, deliverDueMail } from '../../server/mail/deliver-mail';
 import type { MailSettings } from '../../server/mail/mail-settings';
 import { createMailTransport } from '../../server/mail/mail-transport';
@@ -95,6 +97,12 @@ describe("a store_credit brand's approved reward is credited to the advocate's S
     ]);
     const mine = await context.app.http.get('/api/v1/advocates/by-email').query({ email: advocate.email }).set(brand.headers);
     expect(mine.body.data.reward_codes).toEqual([expect.objectContaining({ method: 'store_credit', code: null, amount: 10, state: 'ready' })]);
+    // The advocate's page in the store (app proxy) lists it as store credit, not as a code.
+    const figures = await advocateFigures(db, await getBrand(db, brand.brandId), advocate.advocateId);
+    const page = advocatePage({ first_name: 'Ann', referral_code: advocate.code, share_link: null, currency: 'USD', figures });
+    expect(page).toContain('<h2>Your store credit</h2>');
+    expect(page).toContain('<li><strong>Store credit</strong>: 10.00 USD, added to your store credit, used at checkout when you are signed in</li>');
+    expect(page).not.toContain(pending!.code);
   });
 
   it('finds the advocate by their email when they never joined signed in and the app may read customers', async () => {
