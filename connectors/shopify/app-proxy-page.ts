@@ -79,11 +79,25 @@ const CODE_STATE: Record<IssueState, string> = {
   used: 'used',
 };
 
-/** The advocate's reward codes, newest first; nothing while they have none. */
+/** What each state of a store credit means to the advocate (a credit is spent like any other of the account: never "used" here). */
+const CREDIT_STATE: Record<IssueState, string> = {
+  on_its_way: 'on its way to your store credit',
+  ready: 'added to your store credit, used at checkout when you are signed in',
+  used: 'used',
+};
+
+/** One reward: its code and what it takes off, or the store credit it added. */
+function rewardItem(issue: AdvocateFigures['reward_codes'][number], money: (amount: string) => string): string {
+  if (issue.code === null) return `  <li><strong>Store credit</strong>: ${money(issue.amount)}, ${CREDIT_STATE[issue.state]}</li>`;
+  return `  <li><strong>${inert(issue.code)}</strong>: ${money(issue.amount)} off, ${CODE_STATE[issue.state]}</li>`;
+}
+
+/** The advocate's reward codes and store credit, newest first; nothing while they have none. */
 function rewardCodes(codes: AdvocateFigures['reward_codes'], money: (amount: string) => string): string {
   if (codes.length === 0) return '';
-  const items = codes.map((issue) => `  <li><strong>${inert(issue.code)}</strong>: ${money(issue.amount)} off, ${CODE_STATE[issue.state]}</li>`);
-  return `\n<h2>Your reward codes</h2>\n<ul id="referrals-reward-codes">\n${items.join('\n')}\n</ul>`;
+  const credits = codes.filter((issue) => issue.code === null).length;
+  const title = credits === 0 ? 'Your reward codes' : credits === codes.length ? 'Your store credit' : 'Your reward codes and store credit';
+  return `\n<h2>${title}</h2>\n<ul id="referrals-reward-codes">\n${codes.map((issue) => rewardItem(issue, money)).join('\n')}\n</ul>`;
 }
 
 /**

@@ -3,20 +3,22 @@ import type { Logger } from 'pino';
 import { type Brand, getBrand } from '../../core/brands/brand';
 import { currencyExponent } from '../../core/currency';
 import { decimalFromMinor, minorFromDecimal } from '../../core/money';
-import { type LeasedIssue, recordIssued } from '../../core/rewards/record-issued';
+import type { IssueMethod } from '../../core/rewards/advocate-issues';
+import { type IssuedOnPlatform, type LeasedIssue, recordIssued } from '../../core/rewards/record-issued';
 import type { AdminApi } from './admin-api';
 import { accessHint } from './discount-sync';
 import { CREATE_REWARD_CODE, REWARD_CODE_BY_CODE } from './reward-code-documents';
+import { StoreCreditRefused, creditReward } from './reward-store-credit';
 
 /**
  * Turns a linked shop's reward issues (core/rewards/issue-rewards.ts) into single-use Shopify codes
- * (docs/merchants/shopify.md "Reward codes"). An issue is leased, its code looked up, created if
+ * (docs/merchants/shopify.md "Reward codes"), or store credit (reward-store-credit.ts). An issue is leased, its code looked up, created if
  * Shopify does not have it, and recorded as issued; the code is the issue's own (deterministic), so
  * a pass that stops between Shopify's answer and the commit leaves one code, found by the next.
  */
 
-/** An issue as the worker leases it. */
-export type IssueRow = LeasedIssue;
+/** An issue as the worker leases it: a code, or a store credit (a code when the advocate has no customer account). */
+export type IssueRow = LeasedIssue & { method: IssueMethod; credit_sent_at: Date | null; no_customer_account: boolean };
 
 interface UserError {
   field: string[] | null;
@@ -45,7 +47,7 @@ export async function leaseIssues(db: Knex, options: { limit: number; perShop: n
        FROM ranked, shopify_shops s
       WHERE r.brand_id = ranked.brand_id AND r.issue_id = ranked.issue_id AND ranked.n <= ?
         AND s.brand_id = r.brand_id AND s.status = 'installed'
-     RETURNING r.brand_id, r.issue_id, r.advocate_id, r.amount, r.currency, r.code, r.attempts, s.shop_domain`,
+     RETURNING r.brand_id, r.issue_id, r.advocate_id, r.amount, r.currency, r.code, r.attempts, r.method, r.credit_sent_at, r.no_customer_account, s.shop_domain`,
     [...(options.brandId ? [options.brandId] : []), options.limit, options.leaseSeconds, options.perShop],
   );
   return rows;
@@ -91,12 +93,27 @@ async function createCode(db: Knex, api: AdminApi, issue: IssueRow & { shop_doma
   return codeDiscountNode.id;
 }
 
-/** One issue: the code made (or found) and recorded; a refusal recorded with Shopify's reason and tried again later. Returns whether it was issued. */
+/**
+ * A store credit issue: credited to the advocate's customer, or, when they have none, decided a code
+ * (committed before the code is made, so a later pass never credits what a code already carries).
+ */
+async function creditOrCode(db: Knex, api: AdminApi, issue: IssueRow & { shop_domain: string }): Promise<IssuedOnPlatform> {
+  const credited = await creditReward(db, api, issue, await advocateCustomer(db, issue, issue.shop_domain));
+  if (credited) return credited;
+  await db('reward_issues').where({ brand_id: issue.brand_id, issue_id: issue.issue_id, method: 'store_credit' }).update({ method: 'code', no_customer_account: true });
+  return { name: 'shopify', id: await createCode(db, api, issue), method: 'code', noCustomerAccount: true };
+}
+
+/** One issue: the code (or store credit) made, or found, and recorded; a refusal recorded with Shopify's reason and tried again later. Returns whether it was issued. */
 export async function issueCode(db: Knex, apiFor: () => Promise<AdminApi>, issue: IssueRow & { shop_domain: string }, logger?: Logger): Promise<boolean> {
   const key = { brand_id: issue.brand_id, issue_id: issue.issue_id };
   try {
-    const platformId = await createCode(db, await apiFor(), issue);
-    await recordIssued(db, issue, { name: 'shopify', id: platformId });
+    const api = await apiFor();
+    const made: IssuedOnPlatform =
+      issue.method === 'store_credit'
+        ? await creditOrCode(db, api, issue)
+        : { name: 'shopify', id: await createCode(db, api, issue), method: 'code', noCustomerAccount: issue.no_customer_account };
+    await recordIssued(db, issue, made);
     return true;
   } catch (error) {
     const attempts = issue.attempts + 1;
@@ -107,7 +124,7 @@ export async function issueCode(db: Knex, apiFor: () => Promise<AdminApi>, issue
       .update({
         status: 'failed',
         attempts,
-        last_error: accessHint(String((error as Error).message)).slice(0, 2000),
+        last_error: (error instanceof StoreCreditRefused ? error.message : accessHint(String((error as Error).message))).slice(0, 2000),
         next_attempt_at: db.raw('now() + make_interval(secs => ?)', [retryAfterSeconds(attempts)]),
         lease_until: null,
       });

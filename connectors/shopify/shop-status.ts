@@ -1,6 +1,7 @@
 import type { Executor } from '../../core/db/transaction';
 import { NotFound } from '../../core/errors';
 import type { AdminApi } from './admin-api';
+import { STORE_CREDIT_SCOPES } from './reward-store-credit';
 import { findBrandShopLink } from './shop-links';
 import { type StoredSubscription, storedSubscriptions } from './subscription-states';
 import { EXISTING_SUBSCRIPTIONS } from './webhook-subscriptions';
@@ -58,6 +59,12 @@ export async function shopStatus(db: Executor, brandId: string, live?: () => Pro
     if (!granted.includes('write_discounts')) {
       actions.push("The app lacks the write_discounts scope, so referral codes cannot be made Shopify discount codes: open the app from the shop's admin to approve the new scope (or reinstall it); `referrals shopify codes --brand ID` shows the sync.");
     }
+    const creditLacks = STORE_CREDIT_SCOPES.filter((scope) => !granted.includes(scope));
+    if (creditLacks.length > 0 && (await brandFulfilment(db, brandId)) === 'store_credit') {
+      actions.push(
+        `The app lacks the ${creditLacks.join(', ')} scope${creditLacks.length > 1 ? 's' : ''}, so rewards cannot be added to advocates' store credit (reward_fulfilment store_credit): open the app from the shop's admin to approve the new scopes (or reinstall it); \`referrals shopify codes --brand ID\` shows the refused rewards.`,
+      );
+    }
     if (!granted.includes('write_app_proxy')) {
       actions.push("The app lacks the write_app_proxy scope, so the store's referral page (/apps/referrals) is not served: open the app from the shop's admin to approve the new scope (or reinstall it).");
     }
@@ -77,4 +84,10 @@ export async function shopStatus(db: Executor, brandId: string, live?: () => Pro
     live_check_error: liveCheckError,
     actions,
   };
+}
+
+/** How the brand hands out approved money: the store credit scopes matter only to a store_credit brand. */
+async function brandFulfilment(db: Executor, brandId: string): Promise<string | undefined> {
+  const row: { reward_fulfilment: string } | undefined = await db('brands').where({ brand_id: brandId }).first('reward_fulfilment');
+  return row?.reward_fulfilment;
 }

@@ -55,7 +55,7 @@ export const shopifySettingsSchema = z
       apiKey: env.SHOPIFY_API_KEY,
       apiSecret: env.SHOPIFY_API_SECRET,
       appUrl,
-      scopes: (env.SHOPIFY_SCOPES ?? 'read_orders,write_discounts,write_app_proxy').split(',').map((scope) => scope.trim()).filter(Boolean),
+      scopes: (env.SHOPIFY_SCOPES ?? 'read_orders,write_discounts,write_app_proxy,write_store_credit_account_transactions,read_store_credit_accounts,read_customers').split(',').map((scope) => scope.trim()).filter(Boolean),
       defaultPlan: env.SHOPIFY_DEFAULT_PLAN ?? 'starter',
     });
     if (!app.success) {

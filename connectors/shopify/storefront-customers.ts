@@ -3,7 +3,7 @@ import { currencyExponent } from '../../core/currency';
 import type { Executor } from '../../core/db/transaction';
 import { decimalFromMinor, toMinor } from '../../core/money';
 import { advocateFigures as coreFigures } from '../../core/advocates/advocate-figures';
-import type { IssueState } from '../../core/rewards/advocate-issues';
+import type { IssueMethod, IssueState } from '../../core/rewards/advocate-issues';
 import type { Brand } from '../../core/brands/brand';
 
 /** A shop's logged-in customer, as the app proxy's signed query names them. */
@@ -41,7 +41,7 @@ export interface AdvocateFigures {
   /** Owed from refunded orders, taken from the next rewards. */
   owed: string;
   /** The reward codes they were handed, newest first (core/rewards/advocate-issues.ts), amounts as decimals. */
-  reward_codes: Array<{ code: string; amount: string; state: IssueState }>;
+  reward_codes: Array<{ method: IssueMethod; code: string | null; amount: string; state: IssueState }>;
 }
 
 /** One advocate's figures (core's, the same on every storefront page), money as decimals with the brand currency's digits. */
@@ -55,6 +55,6 @@ export async function advocateFigures(db: Executor, brand: Brand, advocateId: nu
     approved: money(rewards.approved),
     paid: money(rewards.paid),
     owed: money(rewards.owed),
-    reward_codes: reward_codes.map((issue) => ({ code: issue.code, amount: money(issue.amount), state: issue.state })),
+    reward_codes: reward_codes.map((issue) => ({ method: issue.method, code: issue.code, amount: money(issue.amount), state: issue.state })),
   };
 }

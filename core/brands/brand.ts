@@ -22,9 +22,10 @@ export type AttributionModel = (typeof ATTRIBUTION_MODELS)[number];
 /**
  * How an advocate's approved reward reaches them (docs/merchants/reward-lifecycle.md "Fulfilment"):
  * `payout` — paid by hand from Payouts; `coupon` — a single-use discount code for the amount on the
- * linked store (a brand linked to a Shopify shop starts with it). Store credit may follow.
+ * linked store (a brand linked to a Shopify shop starts with it); `store_credit` — credited to the
+ * advocate's customer account on the store (a code for an advocate without one).
  */
-export const REWARD_FULFILMENTS = ['payout', 'coupon'] as const;
+export const REWARD_FULFILMENTS = ['payout', 'coupon', 'store_credit'] as const;
 export type RewardFulfilment = (typeof REWARD_FULFILMENTS)[number];
 
 /** The languages program emails are written in (core/mail/default-templates.ts); English is the default. */

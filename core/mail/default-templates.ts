@@ -18,6 +18,10 @@ export interface MailPhrases {
   offerButton: string;
   /** reward_reversed's {{owed_note}} when a refund left the advocate owing: `{amount}`. */
   owedNote: string;
+  /** reward_issued's {{reward_use}}: how to spend a code (`{code}`), a store credit (`{amount}`, `{store}`), and why a store credit came as a code (`{store}`). */
+  rewardCodeUse: string;
+  rewardCreditUse: string;
+  rewardNoAccount: string;
   /** Why the recipient gets this, and the way out. */
   footer: string;
   unsubscribe: string;
@@ -41,6 +45,9 @@ const en: Catalogue = {
     shareButton: 'Share your link',
     offerButton: 'Shop with your offer',
     owedNote: 'You now owe {amount}: it will be taken from your next rewards.',
+    rewardCodeUse: 'Enter the code {code} at checkout. It works once, for one order.',
+    rewardCreditUse: '{amount} was added to your store credit at {store}; it is used at checkout when you are signed in.',
+    rewardNoAccount: 'You have no customer account at {store} yet, so your reward comes as a code.',
     footer: 'You get this email from the {brand} referral program.',
     unsubscribe: 'Unsubscribe',
     unsubscribeQuestion: 'Stop the {brand} referral program emails to {email}?',
@@ -73,10 +80,10 @@ const en: Catalogue = {
       body: 'Hi {{first_name}},\n\nYour referral reward of {{amount}} from {{brand_name}} is approved and yours now.\n\n{{share_link}}',
     },
     reward_issued: {
-      subject: 'Your {{amount}} reward code for {{brand_name}}',
+      subject: 'Your {{amount}} reward for {{brand_name}}',
       body:
         'Hi {{first_name}},\n\nThank you for your referrals! Here is your reward: {{amount}} off your next order at {{brand_name}}.\n\n' +
-        'Enter the code {{reward_code}} at checkout. It works once, for one order.\n\n{{store_url}}',
+        '{{reward_use}}\n\n{{store_url}}',
     },
     reward_paid: {
       subject: '{{brand_name}} paid you {{amount}}',
@@ -114,6 +121,9 @@ const fr: Catalogue = {
     shareButton: 'Partager votre lien',
     offerButton: 'Profiter de l’offre',
     owedNote: 'Vous devez maintenant {amount} : ce montant sera déduit de vos prochaines récompenses.',
+    rewardCodeUse: 'Saisissez le code {code} lors du paiement. Il est valable une fois, pour une commande.',
+    rewardCreditUse: '{amount} ont été ajoutés à votre crédit boutique chez {store} ; il s’applique lors du paiement quand vous êtes connecté à votre compte.',
+    rewardNoAccount: 'Vous n’avez pas encore de compte client chez {store} : votre récompense vous arrive donc sous forme de code.',
     footer: 'Vous recevez cet e-mail du programme de parrainage {brand}.',
     unsubscribe: 'Se désabonner',
     unsubscribeQuestion: 'Ne plus envoyer les e-mails du programme de parrainage {brand} à {email} ?',
@@ -146,10 +156,10 @@ const fr: Catalogue = {
       body: 'Bonjour {{first_name}},\n\nVotre récompense de parrainage de {{amount}} chez {{brand_name}} est validée et à vous.\n\n{{share_link}}',
     },
     reward_issued: {
-      subject: 'Votre code de récompense de {{amount}} chez {{brand_name}}',
+      subject: 'Votre récompense de {{amount}} chez {{brand_name}}',
       body:
         'Bonjour {{first_name}},\n\nMerci pour vos parrainages ! Voici votre récompense : {{amount}} de réduction sur votre prochaine commande chez {{brand_name}}.\n\n' +
-        'Saisissez le code {{reward_code}} lors du paiement. Il est valable une fois, pour une commande.\n\n{{store_url}}',
+        '{{reward_use}}\n\n{{store_url}}',
     },
     reward_paid: {
       subject: '{{brand_name}} vous a versé {{amount}}',
@@ -187,6 +197,9 @@ const de: Catalogue = {
     shareButton: 'Link teilen',
     offerButton: 'Angebot nutzen',
     owedNote: 'Sie schulden jetzt {amount}: Der Betrag wird mit Ihren nächsten Prämien verrechnet.',
+    rewardCodeUse: 'Geben Sie an der Kasse den Code {code} ein. Er gilt einmal, für eine Bestellung.',
+    rewardCreditUse: '{amount} wurden Ihrem Shop-Guthaben bei {store} gutgeschrieben; es wird an der Kasse verrechnet, wenn Sie angemeldet sind.',
+    rewardNoAccount: 'Sie haben noch kein Kundenkonto bei {store}, daher erhalten Sie Ihre Prämie als Code.',
     footer: 'Sie erhalten diese E-Mail vom Empfehlungsprogramm von {brand}.',
     unsubscribe: 'Abmelden',
     unsubscribeQuestion: 'Keine E-Mails des Empfehlungsprogramms von {brand} mehr an {email} senden?',
@@ -219,10 +232,10 @@ const de: Catalogue = {
       body: 'Hallo {{first_name}},\n\nIhre Empfehlungsprämie von {{amount}} bei {{brand_name}} ist freigegeben und gehört Ihnen.\n\n{{share_link}}',
     },
     reward_issued: {
-      subject: 'Ihr Prämiencode über {{amount}} für {{brand_name}}',
+      subject: 'Ihre Prämie über {{amount}} für {{brand_name}}',
       body:
         'Hallo {{first_name}},\n\ndanke für Ihre Empfehlungen! Hier ist Ihre Prämie: {{amount}} Rabatt auf Ihre nächste Bestellung bei {{brand_name}}.\n\n' +
-        'Geben Sie an der Kasse den Code {{reward_code}} ein. Er gilt einmal, für eine Bestellung.\n\n{{store_url}}',
+        '{{reward_use}}\n\n{{store_url}}',
     },
     reward_paid: {
       subject: '{{brand_name}} hat Ihnen {{amount}} ausgezahlt',
@@ -260,6 +273,9 @@ const es: Catalogue = {
     shareButton: 'Comparte tu enlace',
     offerButton: 'Usar la oferta',
     owedNote: 'Ahora debes {amount}: se descontará de tus próximas recompensas.',
+    rewardCodeUse: 'Introduce el código {code} al pagar. Sirve una vez, para un pedido.',
+    rewardCreditUse: 'Se han añadido {amount} a tu crédito en tienda de {store}; se aplica al pagar cuando has iniciado sesión.',
+    rewardNoAccount: 'Aún no tienes una cuenta de cliente en {store}, así que tu recompensa llega como código.',
     footer: 'Recibes este correo del programa de referidos de {brand}.',
     unsubscribe: 'Darse de baja',
     unsubscribeQuestion: '¿Dejar de enviar los correos del programa de referidos de {brand} a {email}?',
@@ -292,10 +308,10 @@ const es: Catalogue = {
       body: 'Hola {{first_name}}:\n\nTu recompensa de {{amount}} de {{brand_name}} está aprobada y ya es tuya.\n\n{{share_link}}',
     },
     reward_issued: {
-      subject: 'Tu código de recompensa de {{amount}} para {{brand_name}}',
+      subject: 'Tu recompensa de {{amount}} para {{brand_name}}',
       body:
         'Hola {{first_name}}:\n\n¡Gracias por tus recomendaciones! Aquí tienes tu recompensa: {{amount}} de descuento en tu próximo pedido en {{brand_name}}.\n\n' +
-        'Introduce el código {{reward_code}} al pagar. Sirve una vez, para un pedido.\n\n{{store_url}}',
+        '{{reward_use}}\n\n{{store_url}}',
     },
     reward_paid: {
       subject: '{{brand_name}} te ha pagado {{amount}}',

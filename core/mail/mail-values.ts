@@ -14,8 +14,11 @@ export interface MailData {
   order_currency?: string;
   order_date?: string;
   owed?: string;
-  /** reward_issued: the advocate's single-use code. */
+  /** reward_issued: the advocate's single-use code (absent for store credit). */
   reward_code?: string;
+  /** reward_issued: how it reached them (absent: a code), and whether a store credit came as a code for want of a customer account. */
+  reward_method?: 'code' | 'store_credit';
+  no_customer_account?: boolean;
   /** friend_offer: the advocate who referred the friend. */
   advocate_id?: number;
 }
@@ -71,6 +74,17 @@ export function advocateRewardPhrase(brand: Brand, language: Language): string {
     : phrases.rewardFixed.replace('{value}', formatMoney(brand.reward_value, brand.currency, language));
 }
 
+/** reward_issued's {{reward_use}}: how to spend what was issued — a code at checkout, or store credit when signed in. */
+function rewardUsePhrase(brand: Brand, data: MailData): string {
+  const phrases = mailPhrases(brand.language);
+  if (data.reward_method === 'store_credit') {
+    return phrases.rewardCreditUse.replace('{amount}', data.amount !== undefined ? formatMoney(data.amount, data.currency ?? brand.currency, brand.language) : '').replace('{store}', brand.name);
+  }
+  if (data.reward_code === undefined) return '';
+  const use = phrases.rewardCodeUse.replace('{code}', data.reward_code);
+  return data.no_customer_account ? `${phrases.rewardNoAccount.replace('{store}', brand.name)} ${use}` : use;
+}
+
 /** Every placeholder's value for one message: what its row kept, the advocate as they are, the brand's program as it is. */
 export function mailValues(brand: Brand, data: MailData, advocate: MailAdvocate | null): Record<string, string> {
   const language = brand.language;
@@ -88,6 +102,7 @@ export function mailValues(brand: Brand, data: MailData, advocate: MailAdvocate 
     order_date: data.order_date ? formatDate(data.order_date, language) : '',
     owed_note: data.owed !== undefined ? mailPhrases(language).owedNote.replace('{amount}', formatMoney(data.owed, data.currency ?? brand.currency, language)) : '',
     reward_code: data.reward_code ?? '',
+    reward_use: rewardUsePhrase(brand, data),
     friend_offer: friendOfferPhrase(brand, language),
     advocate_reward: advocateRewardPhrase(brand, language),
   };

@@ -1,6 +1,7 @@
 import { type Minor, decimalFromMinor } from '../money';
 import type { RewardStatus } from '../rewards/reward-status';
 import type { MailIntent } from './enqueue-mail';
+import type { MailData } from './mail-values';
 
 /**
  * The program emails each change causes (docs/merchants/program-emails.md), as intents for enqueueMail. A
@@ -82,9 +83,19 @@ export function rewardReversedMail(
   };
 }
 
-/** reward_issued: the advocate's single-use code for their reward, once per issue. */
-export function rewardIssuedMail(brandId: string, issue: { issueId: number; advocateId: number; amount: string; code: string }): MailIntent {
-  return { brandId, template: 'reward_issued', dedupeKey: `reward_issued:${issue.issueId}`, advocateId: issue.advocateId, data: { amount: issue.amount, reward_code: issue.code } };
+/**
+ * reward_issued: the advocate's single-use code for their reward, or the store credit it became, once
+ * per issue; a code that stands in for store credit (no customer account) says so.
+ */
+export function rewardIssuedMail(
+  brandId: string,
+  issue: { issueId: number; advocateId: number; amount: string; code: string; method?: 'code' | 'store_credit'; noCustomerAccount?: boolean },
+): MailIntent {
+  const data: MailData =
+    issue.method === 'store_credit'
+      ? { amount: issue.amount, reward_method: 'store_credit' }
+      : { amount: issue.amount, reward_code: issue.code, ...(issue.noCustomerAccount ? { no_customer_account: true } : {}) };
+  return { brandId, template: 'reward_issued', dedupeKey: `reward_issued:${issue.issueId}`, advocateId: issue.advocateId, data };
 }
 
 /** friend_offer: an advocate referred a friend by email; once per friend and code, however often the claim is made. */

@@ -4,16 +4,21 @@ import { amountFromDecimal } from '../money';
 /**
  * What an advocate was handed to spend (docs/merchants/reward-lifecycle.md "Fulfilment"), as their
  * own pages show it: each reward issue, newest first, in words an advocate reads — on its way to
- * the store, ready to use, or used.
+ * the store, ready to use, or used. Store credit is spent at the store's checkout like any other
+ * credit of the account, so it is never `used` here (docs/merchants/shopify.md "Store credit").
  */
 
 /** An issue as the advocate sees it. */
 export type IssueState = 'on_its_way' | 'ready' | 'used';
 
+/** How an issue reaches the advocate: a single-use code, or credit on their customer account. */
+export type IssueMethod = 'code' | 'store_credit';
+
 export interface IssuedReward {
   issue_id: number;
-  /** What the advocate enters at checkout. */
-  code: string;
+  method: IssueMethod;
+  /** What the advocate enters at checkout; null for store credit (nothing to enter). */
+  code: string | null;
   amount: number;
   currency: string;
   state: IssueState;
@@ -24,6 +29,7 @@ export interface IssuedReward {
 
 interface IssueRow {
   issue_id: string;
+  method: IssueMethod;
   code: string;
   amount: string;
   currency: string;
@@ -59,7 +65,7 @@ export async function merchantIssues(db: Executor, brandId: string, filter: { ad
     })
     .orderBy('issue_id', 'desc')
     .limit(limit)
-    .select('issue_id', 'advocate_id', 'code', 'amount', 'currency', 'status', 'spent_claim_id', 'created_at', 'issued_at', 'attempts', 'last_error', 'next_attempt_at');
+    .select('issue_id', 'advocate_id', 'method', 'code', 'amount', 'currency', 'status', 'spent_claim_id', 'created_at', 'issued_at', 'attempts', 'last_error', 'next_attempt_at');
   return rows.map((row) => ({
     ...issuedReward(row),
     advocate_id: Number(row.advocate_id),
@@ -73,7 +79,8 @@ export async function merchantIssues(db: Executor, brandId: string, filter: { ad
 function issuedReward(row: IssueRow): IssuedReward {
   return {
     issue_id: Number(row.issue_id),
-    code: row.code,
+    method: row.method,
+    code: row.method === 'code' ? row.code : null,
     amount: amountFromDecimal(row.amount),
     currency: row.currency,
     state: issueState(row),
@@ -88,6 +95,6 @@ export async function advocateIssues(db: Executor, brandId: string, advocateId: 
     .where({ brand_id: brandId, advocate_id: advocateId })
     .orderBy('issue_id', 'desc')
     .limit(limit)
-    .select('issue_id', 'code', 'amount', 'currency', 'status', 'spent_claim_id', 'created_at', 'issued_at');
+    .select('issue_id', 'method', 'code', 'amount', 'currency', 'status', 'spent_claim_id', 'created_at', 'issued_at');
   return rows.map(issuedReward);
 }

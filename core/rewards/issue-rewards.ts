@@ -3,11 +3,13 @@ import type { Executor } from '../db/transaction';
 import type { LedgerEntryKind } from '../ledger/entry-kind';
 
 /**
- * Fulfilment by code (docs/merchants/reward-lifecycle.md "Fulfilment"): where a `coupon` brand's
+ * Fulfilment by code or store credit (docs/merchants/reward-lifecycle.md "Fulfilment"): where a `coupon` or `store_credit` brand's
  * advocate's spendable money (approved, less what was spent, paid or issued before) reaches the
  * brand's fulfil_min_amount, all of it becomes one reward issue — an outbox row the platform's
- * worker turns into a single-use code — and an `issued` ledger entry that moves it out of the
- * balance, both in the caller's transaction (the one that approved the reward).
+ * worker turns into a single-use code or a store credit — and an `issued` ledger entry that moves it
+ * out of the balance, both in the caller's transaction (the one that approved the reward). The two
+ * are written alike; the issue's `method` is what the brand asks for, and the worker may turn a
+ * store credit into a code (an advocate with no customer account).
  */
 
 /** The kinds whose sum is the advocate's spendable approved money (held money is never issued). */
@@ -23,7 +25,7 @@ const CODE_SQL = `'RWD-' || upper(substr(md5(b.brand_id::text || ':' || s.advoca
 export const REWARD_CODE = /^RWD-[0-9A-F]{10}$/i;
 
 const ISSUE_SQL = `
-WITH b AS (SELECT brand_id, currency, fulfil_min_amount FROM brands WHERE brand_id = ? AND reward_fulfilment = 'coupon'),
+WITH b AS (SELECT brand_id, currency, fulfil_min_amount, reward_fulfilment FROM brands WHERE brand_id = ? AND reward_fulfilment IN ('coupon', 'store_credit')),
 s AS (
   SELECT l.advocate_id, sum(l.amount) AS amount
     FROM reward_ledger l JOIN b ON b.brand_id = l.brand_id
@@ -35,18 +37,23 @@ n AS (
     FROM s CROSS JOIN b WHERE s.amount > 0 AND s.amount >= b.fulfil_min_amount
 ),
 issue AS (
-  INSERT INTO reward_issues (brand_id, issue_id, advocate_id, amount, currency, code)
-  SELECT b.brand_id, n.issue_id, s.advocate_id, s.amount, b.currency, ${CODE_SQL}
+  INSERT INTO reward_issues (brand_id, issue_id, advocate_id, amount, currency, code, method)
+  SELECT b.brand_id, n.issue_id, s.advocate_id, s.amount, b.currency, ${CODE_SQL}, CASE b.reward_fulfilment WHEN 'store_credit' THEN 'store_credit' ELSE 'code' END
     FROM n JOIN s USING (advocate_id) CROSS JOIN b
-  RETURNING brand_id, issue_id, advocate_id, amount
+  RETURNING brand_id, issue_id, advocate_id, amount, method
 )
 INSERT INTO reward_ledger (brand_id, advocate_id, issue_id, kind, amount, actor, reason)
-SELECT brand_id, advocate_id, issue_id, 'issued', -amount, 'system', 'issued as a single-use code' FROM issue`;
+SELECT brand_id, advocate_id, issue_id, 'issued', -amount, 'system', CASE method WHEN 'store_credit' THEN 'issued as store credit' ELSE 'issued as a single-use code' END FROM issue`;
 
-/** Issues the spendable money of these advocates of the brand that reached the brand's smallest code; nothing for a `payout` brand. */
+/** Whether approved money of a brand with this fulfilment is handed out on the store (not paid by hand). */
+export function issuesOnStore(fulfilment: Brand['reward_fulfilment']): boolean {
+  return fulfilment === 'coupon' || fulfilment === 'store_credit';
+}
+
+/** Issues the spendable money of these advocates of the brand that reached the brand's smallest code or credit; nothing for a `payout` brand. */
 export async function issueSpendable(trx: Executor, brand: Pick<Brand, 'brand_id' | 'reward_fulfilment'>, advocateIds: number[]): Promise<void> {
   const advocates = [...new Set(advocateIds)].sort((a, b) => a - b);
-  if (brand.reward_fulfilment !== 'coupon' || advocates.length === 0) return;
+  if (!issuesOnStore(brand.reward_fulfilment) || advocates.length === 0) return;
   // One issue at a time per advocate: a concurrent approval waits here, then its statement (a new
   // snapshot) sees this one's `issued` entry. In id order, so two batches cannot wait on each other.
   await trx('advocates').where({ brand_id: brand.brand_id }).whereIn('advocate_id', advocates).orderBy('advocate_id').forUpdate().select('advocate_id');
@@ -57,7 +64,7 @@ export async function issueSpendable(trx: Executor, brand: Pick<Brand, 'brand_id
 export async function issueApproved(trx: Executor, approved: Array<{ brand: Pick<Brand, 'brand_id' | 'reward_fulfilment'>; advocateId: number }>): Promise<void> {
   const byBrand = new Map<string, { brand: Pick<Brand, 'brand_id' | 'reward_fulfilment'>; advocateIds: number[] }>();
   for (const { brand, advocateId } of approved) {
-    if (brand.reward_fulfilment !== 'coupon') continue;
+    if (!issuesOnStore(brand.reward_fulfilment)) continue;
     const entry = byBrand.get(brand.brand_id) ?? { brand, advocateIds: [] };
     entry.advocateIds.push(advocateId);
     byBrand.set(brand.brand_id, entry);

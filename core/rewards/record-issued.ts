@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { enqueueMail } from '../mail/enqueue-mail';
 import { rewardIssuedMail } from '../mail/program-mail';
 import { emitWebhookEvents } from '../webhooks/emit-event';
+import type { IssueMethod } from './advocate-issues';
 
 /** A reward issue as a platform's worker leased it (core/rewards/issue-rewards.ts wrote it). */
 export interface LeasedIssue {
@@ -14,36 +15,49 @@ export interface LeasedIssue {
   attempts: number;
 }
 
-/** The data of reward.issued (docs/api/webhooks.md): the advocate's code as the store has it. */
+/** The data of reward.issued (docs/api/webhooks.md): the advocate's code, or store credit, as the store has it. */
 export interface RewardIssuedData {
   issue_id: number;
   advocate_id: number;
   amount: number;
   currency: string;
-  code: string;
-  /** Where the code lives, and its id there (a Shopify discount node). */
+  /** How it reached the advocate: a single-use code, or credit on their customer account. */
+  method: IssueMethod;
+  /** The code; null for store credit. */
+  code: string | null;
+  /** Where it lives, and its id there (a Shopify discount node, or a store credit transaction). */
   platform: string;
   platform_id: string;
 }
 
+/** What the platform made of an issue: its id there, how (a code unless said), and whether a code stands in for store credit (no customer account). */
+export interface IssuedOnPlatform {
+  name: string;
+  id: string;
+  method?: IssueMethod;
+  noCustomerAccount?: boolean;
+}
+
 /**
- * The store has the issue's code: it is recorded issued, and the advocate (reward_issued) and the
+ * The store has the issue's code (or its store credit): it is recorded issued, with how, and the advocate (reward_issued) and the
  * brand's systems (reward.issued) hear of it, in one transaction — never of a code the store does
  * not have yet. Whichever platform made it calls this.
  */
-export async function recordIssued(db: Knex, issue: LeasedIssue, platform: { name: string; id: string }): Promise<void> {
+export async function recordIssued(db: Knex, issue: LeasedIssue, platform: IssuedOnPlatform): Promise<void> {
+  const method = platform.method ?? 'code';
   await db.transaction(async (trx) => {
     await trx('reward_issues')
       .where({ brand_id: issue.brand_id, issue_id: issue.issue_id })
-      .update({ status: 'issued', platform_id: platform.id, issued_at: trx.fn.now(), last_error: null, lease_until: null, attempts: issue.attempts + 1 });
+      .update({ status: 'issued', method, platform_id: platform.id, issued_at: trx.fn.now(), last_error: null, lease_until: null, attempts: issue.attempts + 1 });
     const ids = { issueId: Number(issue.issue_id), advocateId: Number(issue.advocate_id) };
-    await enqueueMail(trx, [rewardIssuedMail(issue.brand_id, { ...ids, amount: issue.amount, code: issue.code })]);
+    await enqueueMail(trx, [rewardIssuedMail(issue.brand_id, { ...ids, amount: issue.amount, code: issue.code, method, noCustomerAccount: platform.noCustomerAccount })]);
     const data: RewardIssuedData = {
       issue_id: ids.issueId,
       advocate_id: ids.advocateId,
       amount: Number(issue.amount),
       currency: issue.currency,
-      code: issue.code,
+      method,
+      code: method === 'code' ? issue.code : null,
       platform: platform.name,
       platform_id: platform.id,
     };

@@ -195,7 +195,7 @@ export const coreCommands: Record<string, Command> = {
       '[--referee-discount-type fixed|percentage|free_shipping] [--referee-discount-value V] [--referee-min-purchase V] ' +
       '[--referee-discount-cap V] [--referee-first-purchase-only yes|no] [--referee-individual-use yes|no] ' +
       '[--reward-type fixed|percentage] [--reward-value V] [--count-test-orders yes|no] ' +
-      '[--reward-hold-days N] [--allow-pending-redemption yes|no] [--reward-fulfilment payout|coupon] [--fulfil-min-amount V] ' +
+      '[--reward-hold-days N] [--allow-pending-redemption yes|no] [--reward-fulfilment payout|coupon|store_credit] [--fulfil-min-amount V] ' +
       '[--fraud-self-referral yes|no] [--fraud-velocity yes|no] [--fraud-disposable-email yes|no] ' +
       '[--fraud-max-per-advocate-hour N] [--fraud-max-per-ip-day N] [--fraud-ip-window-days N] ' +
       `[--language ${LANGUAGES.join('|')}] [--sender-name NAME|none] [--store-url https://…|none] ` +

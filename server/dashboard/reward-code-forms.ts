@@ -14,10 +14,11 @@ import { formatCount } from './render-page';
  */
 
 /** What an issue's state means to the merchant, in words. */
-export function issueWords(issue: Pick<MerchantIssue, 'status' | 'state'>): string {
+export function issueWords(issue: Pick<MerchantIssue, 'status' | 'state' | 'method'>): string {
   if (issue.state === 'used') return 'used';
   if (issue.status === 'failed') return 'not on your store yet';
-  return issue.state === 'ready' ? 'on your store, not used yet' : 'being made on your store';
+  if (issue.state === 'on_its_way') return 'being made on your store';
+  return issue.method === 'store_credit' ? 'added to their store credit' : 'on your store, not used yet';
 }
 
 /** The status line after a retry: how many were queued (a number from the redirect, never text). */

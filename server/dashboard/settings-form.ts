@@ -30,9 +30,11 @@ export const SETTING_SECTIONS: Array<{ title: string; fields: SettingField[] }> 
         name: 'reward_fulfilment',
         label: 'How advocates get their reward',
         kind: REWARD_FULFILMENTS,
-        hint: 'payout: you pay approved rewards yourself, from Payouts. coupon: approved money becomes a single-use discount code for that amount on your store, emailed to the advocate.',
+        hint:
+          'payout: you pay approved rewards yourself, from Payouts. coupon: approved money becomes a single-use discount code for that amount on your store, emailed to the advocate. ' +
+          'store_credit: approved money is added to the store credit of the advocate\'s customer account on your Shopify store, spent at checkout when they are signed in; an advocate with no customer account gets a code instead.',
       },
-      { name: 'fulfil_min_amount', label: 'Smallest code', kind: 'number', hint: 'With coupon: approved money waits until it reaches this amount, then one code carries all of it; 0: a code for every approved reward.' },
+      { name: 'fulfil_min_amount', label: 'Smallest code or credit', kind: 'number', hint: 'With coupon or store_credit: approved money waits until it reaches this amount, then one code or credit carries all of it; 0: one for every approved reward.' },
     ],
   },
   {
@@ -77,7 +79,7 @@ export const SETTING_SECTIONS: Array<{ title: string; fields: SettingField[] }> 
       { name: 'email_reward_approved', label: 'Reward approved email', kind: 'boolean' },
       { name: 'email_reward_paid', label: 'Reward paid email', kind: 'boolean' },
       { name: 'email_reward_reversed', label: 'Reward taken back email (a refund took back part of a reward the advocate was told of)', kind: 'boolean' },
-      { name: 'email_reward_issued', label: 'Reward code email (with coupon fulfilment)', kind: 'boolean' },
+      { name: 'email_reward_issued', label: 'Reward code or store credit email (with coupon or store_credit fulfilment)', kind: 'boolean' },
       { name: 'email_friend_offer', label: "Friend's offer email", kind: 'boolean' },
       { name: 'email_reengagement', label: 'Re-engagement email', kind: 'boolean' },
       { name: 'reengagement_days', label: 'Re-engage after (days)', kind: 'integer', hint: DAYS_HINT },

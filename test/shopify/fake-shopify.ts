@@ -77,6 +77,10 @@ export class FakeShopify {
   bulkPollsUntilDone = 1;
   /** Codes Shopify refuses to add, with its message. */
   readonly refusedCodes = new Map<string, string>();
+  /** Customers by shop (the ones store credit may go to): their id and email. */
+  readonly customers = new Map<string, Array<{ id: string; email: string }>>();
+  /** Store credit accounts by shop: one per customer and currency, with its transactions, oldest first. */
+  readonly storeCreditAccounts = new Map<string, FakeStoreCreditAccount[]>();
   private subscriptionIds = 0;
   private discountIds = 0;
   /** Seconds an issued access token lives. */
@@ -227,6 +231,7 @@ export class FakeShopify {
       },
       refund: ({ id }: { id: string }) => orders.flatMap((order) => order.refunds ?? []).find((refund) => refund.id === id) ?? null,
       ...this.discountRoot(shop),
+      ...this.storeCreditRoot(shop),
     };
   }
 
@@ -303,6 +308,94 @@ export class FakeShopify {
     };
   }
 
+  /** Customers and their store credit: the credit and debit mutations answer as Shopify does, userErrors included. */
+  private storeCreditRoot(shop: string): Record<string, unknown> {
+    const customers = this.customers.get(shop) ?? [];
+    const accounts = this.storeCreditAccounts.get(shop) ?? [];
+    this.storeCreditAccounts.set(shop, accounts);
+    const customerNode = (id: string) => ({
+      id,
+      storeCreditAccounts: ({ query }: { query?: string }) => {
+        const currency = /currency_code:(\w+)/.exec(query ?? '')?.[1];
+        return accounts.filter((account) => account.owner === id && (!currency || account.currency === currency)).map((account) => this.accountNode(account));
+      },
+    });
+    const accountFor = (id: string, currency: string, create: boolean): FakeStoreCreditAccount | 'OWNER_NOT_FOUND' | 'ACCOUNT_NOT_FOUND' | 'MISMATCHING_CURRENCY' => {
+      if (id.startsWith('gid://shopify/StoreCreditAccount/')) {
+        const account = accounts.find((candidate) => candidate.id === id);
+        if (!account) return 'ACCOUNT_NOT_FOUND';
+        return account.currency === currency ? account : 'MISMATCHING_CURRENCY';
+      }
+      if (!customers.some((customer) => customer.id === id)) return 'OWNER_NOT_FOUND';
+      const found = accounts.find((account) => account.owner === id && account.currency === currency);
+      if (found || !create) return found ?? 'ACCOUNT_NOT_FOUND';
+      const made: FakeStoreCreditAccount = { id: `gid://shopify/StoreCreditAccount/${++this.discountIds}`, owner: id, currency, balance: 0, transactions: [] };
+      accounts.push(made);
+      return made;
+    };
+    const cents = (amount: string) => Math.round(Number(amount) * 100);
+    const money = (value: number, currencyCode: string) => ({ amount: (value / 100).toFixed(2), currencyCode });
+    const transaction = (account: FakeStoreCreditAccount, kind: 'credit' | 'debit', amount: number, expiresAt: string | null) => {
+      account.balance += kind === 'credit' ? amount : -amount;
+      const made: FakeStoreCreditTransaction = {
+        __typename: kind === 'credit' ? 'StoreCreditAccountCreditTransaction' : 'StoreCreditAccountDebitTransaction',
+        id: `gid://shopify/StoreCreditAccount${kind === 'credit' ? 'Credit' : 'Debit'}Transaction/${++this.discountIds}`,
+        kind,
+        amount: money(kind === 'credit' ? amount : -amount, account.currency),
+        balanceAfterTransaction: money(account.balance, account.currency),
+        createdAt: new Date().toISOString(),
+        event: 'ADJUSTMENT',
+        expiresAt,
+        origin: null,
+      };
+      account.transactions.push(made);
+      return { ...made, account: this.accountNode(account), remainingAmount: made.amount };
+    };
+    return {
+      customer: ({ id }: { id: string }) => (customers.some((customer) => customer.id === id) ? customerNode(id) : null),
+      customerByIdentifier: ({ identifier }: { identifier: { emailAddress?: string; id?: string } }) => {
+        const email = identifier.emailAddress?.toLowerCase();
+        const customer = customers.find((candidate) => (email ? candidate.email.toLowerCase() === email : candidate.id === identifier.id));
+        return customer ? customerNode(customer.id) : null;
+      },
+      storeCreditAccountCredit: ({ id, creditInput }: { id: string; creditInput: { creditAmount: { amount: string; currencyCode: string }; expiresAt?: string | null } }) => {
+        const amount = cents(creditInput.creditAmount.amount);
+        const refuse = (code: string, message: string, field = ['creditInput', 'creditAmount', 'amount']) => ({ storeCreditAccountTransaction: null, userErrors: [{ field, message, code }] });
+        if (amount <= 0) return refuse('NEGATIVE_OR_ZERO_AMOUNT', 'A positive amount must be used to credit a store credit account.');
+        if (creditInput.expiresAt && Date.parse(creditInput.expiresAt) < Date.now()) return refuse('EXPIRES_AT_IN_PAST', 'The expiry date must be in the future.', ['creditInput', 'expiresAt']);
+        const account = accountFor(id, creditInput.creditAmount.currencyCode, true);
+        if (typeof account === 'string') return refuse(account, account === 'OWNER_NOT_FOUND' ? 'Owner does not exist.' : 'Store credit account does not exist.', ['id']);
+        return { storeCreditAccountTransaction: transaction(account, 'credit', amount, creditInput.expiresAt ?? null), userErrors: [] };
+      },
+      storeCreditAccountDebit: ({ id, debitInput }: { id: string; debitInput: { debitAmount: { amount: string; currencyCode: string } } }) => {
+        const amount = cents(debitInput.debitAmount.amount);
+        const refuse = (code: string, message: string, field = ['debitInput', 'debitAmount', 'amount']) => ({ storeCreditAccountTransaction: null, userErrors: [{ field, message, code }] });
+        if (amount <= 0) return refuse('NEGATIVE_OR_ZERO_AMOUNT', 'A positive amount must be used to debit a store credit account.');
+        const account = accountFor(id, debitInput.debitAmount.currencyCode, false);
+        if (typeof account === 'string') return refuse(account === 'OWNER_NOT_FOUND' ? 'ACCOUNT_NOT_FOUND' : account, 'Store credit account does not exist.', ['id']);
+        if (account.balance < amount) return refuse('INSUFFICIENT_FUNDS', 'The store credit account does not have sufficient funds.');
+        return { storeCreditAccountTransaction: transaction(account, 'debit', amount, null), userErrors: [] };
+      },
+      storeCreditAccount: ({ id }: { id: string }) => {
+        const account = accounts.find((candidate) => candidate.id === id);
+        return account ? this.accountNode(account) : null;
+      },
+    };
+  }
+
+  /** A store credit account as the schema has it: its transactions newest last, filtered by type and ordered as asked. */
+  private accountNode(account: FakeStoreCreditAccount) {
+    return {
+      id: account.id,
+      balance: { amount: (account.balance / 100).toFixed(2), currencyCode: account.currency },
+      transactions: ({ query, reverse }: { query?: string; reverse?: boolean }) => {
+        const type = /type:(\w+)/.exec(query ?? '')?.[1];
+        const list = account.transactions.filter((transaction) => !type || transaction.kind === type);
+        return (reverse ? [...list].reverse() : list).map((transaction) => ({ ...transaction, remainingAmount: transaction.amount }));
+      },
+    };
+  }
+
   /**
    * A bulk query as Shopify runs it: validated against the schema (connections need no first),
    * executed over the shop's orders, and written as JSONL: each node of a nested connection on a
@@ -354,6 +447,28 @@ export interface FakeDiscount {
   anchor: string;
   input: Record<string, any>;
   codes: Map<string, { id: string; code: string }>;
+}
+
+export interface FakeStoreCreditTransaction {
+  __typename: 'StoreCreditAccountCreditTransaction' | 'StoreCreditAccountDebitTransaction';
+  id: string;
+  kind: 'credit' | 'debit';
+  amount: { amount: string; currencyCode: string };
+  balanceAfterTransaction: { amount: string; currencyCode: string };
+  createdAt: string;
+  event: string;
+  expiresAt: string | null;
+  origin: null;
+}
+
+export interface FakeStoreCreditAccount {
+  id: string;
+  /** The customer's gid. */
+  owner: string;
+  currency: string;
+  /** In cents. */
+  balance: number;
+  transactions: FakeStoreCreditTransaction[];
 }
 
 interface Bucket {

@@ -31,11 +31,11 @@ const issuesOf = (db: Knex, brandId: string) => db('reward_issues').where({ bran
 const codesOn = (shop: string, code: string) => (context.fake.discounts.get(shop) ?? []).filter((discount) => discount.anchor === code);
 
 describe("a coupon brand's approved reward becomes a single-use Shopify code", () => {
-  it('a first Shopify link sets reward_fulfilment coupon; the merchant may switch it back to payout, and store_credit is refused naming the field', async () => {
+  it('a first Shopify link sets reward_fulfilment coupon; the merchant may switch it back to payout, and an unknown fulfilment is refused naming the field', async () => {
     const { brand } = await connectedBrand();
     const settings = await context.app.http.get('/api/v1/brand').set(brand.headers);
     expect(settings.body.data).toMatchObject({ reward_fulfilment: 'coupon', fulfil_min_amount: 0 });
-    const refused = await context.app.http.patch('/api/v1/brand').set(brand.headers).send({ reward_fulfilment: 'store_credit' });
+    const refused = await context.app.http.patch('/api/v1/brand').set(brand.headers).send({ reward_fulfilment: 'gift_card' });
     expect([refused.status, refused.body.error]).toEqual([400, expect.stringMatching(/^reward_fulfilment\b/)]);
     const negative = await context.app.http.patch('/api/v1/brand').set(brand.headers).send({ fulfil_min_amount: -1 });
     expect([negative.status, negative.body.error]).toEqual([400, expect.stringMatching(/^fulfil_min_amount\b/)]);
@@ -99,7 +99,7 @@ describe("a coupon brand's approved reward becomes a single-use Shopify code", (
     // reward.issued, once, written with the issue's `issued` status: the code the store has.
     const events = await db('webhook_events').where({ brand_id: brand.brandId, type: 'reward.issued' });
     expect(events.map((event) => (typeof event.payload === 'string' ? JSON.parse(event.payload) : event.payload).data)).toEqual([
-      { issue_id: Number(issue!.issue_id), advocate_id: advocate.advocateId, amount: 10, currency: 'USD', code: issue!.code, platform: 'shopify', platform_id: made!.id },
+      { issue_id: Number(issue!.issue_id), advocate_id: advocate.advocateId, amount: 10, currency: 'USD', method: 'code', code: issue!.code, platform: 'shopify', platform_id: made!.id },
     ]);
   });
 
@@ -278,7 +278,7 @@ describe('the reward_issued email', () => {
     await sendDue(brand.brandId);
     const [issue] = await issuesOf(db, brand.brandId);
     expect(received()).toHaveLength(1);
-    expect(received()[0]!.subject).toMatch(/Votre code de récompense de 10,00\s\$US/);
+    expect(received()[0]!.subject).toMatch(/Votre récompense de 10,00\s\$US/);
     expect(received()[0]!.text).toContain(`Saisissez le code ${issue!.code} lors du paiement. Il est valable une fois, pour une commande.`);
     expect(received()[0]!.text).toContain('Bonjour Léa');
 

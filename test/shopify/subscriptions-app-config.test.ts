@@ -37,7 +37,7 @@ describe('shopify.app.toml', () => {
   it('asks for the scopes the app asks for at install (SHOPIFY_SCOPES unset), and opens embedded in the admin', () => {
     const settings = loadShopifySettings({ SHOPIFY_API_KEY: 'k', SHOPIFY_API_SECRET: 's', SHOPIFY_APP_URL: origin });
     expect(toml.access_scopes.scopes.split(',').map((scope: string) => scope.trim())).toEqual(settings.app!.scopes);
-    expect(toml.access_scopes.scopes).toBe('read_orders,write_discounts,write_app_proxy');
+    expect(toml.access_scopes.scopes).toBe('read_orders,write_discounts,write_app_proxy,write_store_credit_account_transactions,read_store_credit_accounts,read_customers');
     expect(toml.embedded).toBe(true);
     // Not Shopify-managed installation: the service runs the authorization-code grant itself.
     expect(toml.access_scopes.use_legacy_install_flow).toBe(true);
