@@ -77,6 +77,8 @@ const CODE_STATE: Record<IssueState, string> = {
   on_its_way: 'on its way: we will email it to you shortly',
   ready: 'ready to use once at checkout',
   used: 'used',
+  withdrawn: 'withdrawn after a refund of the order that earned it',
+  expired: 'expired; its value comes back to you as a new code',
 };
 
 /** The advocate's reward codes, newest first; nothing while they have none. */

@@ -18,6 +18,8 @@ export interface MailPhrases {
   offerButton: string;
   /** reward_reversed's {{owed_note}} when a refund left the advocate owing: `{amount}`. */
   owedNote: string;
+  /** reward_issued's {{expiry_note}} when the brand's codes expire: `{date}`. */
+  expiryNote: string;
   /** Why the recipient gets this, and the way out. */
   footer: string;
   unsubscribe: string;
@@ -41,6 +43,7 @@ const en: Catalogue = {
     shareButton: 'Share your link',
     offerButton: 'Shop with your offer',
     owedNote: 'You now owe {amount}: it will be taken from your next rewards.',
+    expiryNote: 'It expires on {date}; if it is not used by then, its value comes back to you as a new code.',
     footer: 'You get this email from the {brand} referral program.',
     unsubscribe: 'Unsubscribe',
     unsubscribeQuestion: 'Stop the {brand} referral program emails to {email}?',
@@ -76,7 +79,7 @@ const en: Catalogue = {
       subject: 'Your {{amount}} reward code for {{brand_name}}',
       body:
         'Hi {{first_name}},\n\nThank you for your referrals! Here is your reward: {{amount}} off your next order at {{brand_name}}.\n\n' +
-        'Enter the code {{reward_code}} at checkout. It works once, for one order.\n\n{{store_url}}',
+        'Enter the code {{reward_code}} at checkout. It works once, for one order.\n\n{{expiry_note}}\n\n{{store_url}}',
     },
     reward_paid: {
       subject: '{{brand_name}} paid you {{amount}}',
@@ -114,6 +117,7 @@ const fr: Catalogue = {
     shareButton: 'Partager votre lien',
     offerButton: 'Profiter de l’offre',
     owedNote: 'Vous devez maintenant {amount} : ce montant sera déduit de vos prochaines récompenses.',
+    expiryNote: 'Il expire le {date} ; s’il n’est pas utilisé d’ici là, sa valeur vous est renvoyée sous la forme d’un nouveau code.',
     footer: 'Vous recevez cet e-mail du programme de parrainage {brand}.',
     unsubscribe: 'Se désabonner',
     unsubscribeQuestion: 'Ne plus envoyer les e-mails du programme de parrainage {brand} à {email} ?',
@@ -149,7 +153,7 @@ const fr: Catalogue = {
       subject: 'Votre code de récompense de {{amount}} chez {{brand_name}}',
       body:
         'Bonjour {{first_name}},\n\nMerci pour vos parrainages ! Voici votre récompense : {{amount}} de réduction sur votre prochaine commande chez {{brand_name}}.\n\n' +
-        'Saisissez le code {{reward_code}} lors du paiement. Il est valable une fois, pour une commande.\n\n{{store_url}}',
+        'Saisissez le code {{reward_code}} lors du paiement. Il est valable une fois, pour une commande.\n\n{{expiry_note}}\n\n{{store_url}}',
     },
     reward_paid: {
       subject: '{{brand_name}} vous a versé {{amount}}',
@@ -187,6 +191,7 @@ const de: Catalogue = {
     shareButton: 'Link teilen',
     offerButton: 'Angebot nutzen',
     owedNote: 'Sie schulden jetzt {amount}: Der Betrag wird mit Ihren nächsten Prämien verrechnet.',
+    expiryNote: 'Er läuft am {date} ab; wird er bis dahin nicht eingelöst, erhalten Sie seinen Wert als neuen Code.',
     footer: 'Sie erhalten diese E-Mail vom Empfehlungsprogramm von {brand}.',
     unsubscribe: 'Abmelden',
     unsubscribeQuestion: 'Keine E-Mails des Empfehlungsprogramms von {brand} mehr an {email} senden?',
@@ -222,7 +227,7 @@ const de: Catalogue = {
       subject: 'Ihr Prämiencode über {{amount}} für {{brand_name}}',
       body:
         'Hallo {{first_name}},\n\ndanke für Ihre Empfehlungen! Hier ist Ihre Prämie: {{amount}} Rabatt auf Ihre nächste Bestellung bei {{brand_name}}.\n\n' +
-        'Geben Sie an der Kasse den Code {{reward_code}} ein. Er gilt einmal, für eine Bestellung.\n\n{{store_url}}',
+        'Geben Sie an der Kasse den Code {{reward_code}} ein. Er gilt einmal, für eine Bestellung.\n\n{{expiry_note}}\n\n{{store_url}}',
     },
     reward_paid: {
       subject: '{{brand_name}} hat Ihnen {{amount}} ausgezahlt',
@@ -260,6 +265,7 @@ const es: Catalogue = {
     shareButton: 'Comparte tu enlace',
     offerButton: 'Usar la oferta',
     owedNote: 'Ahora debes {amount}: se descontará de tus próximas recompensas.',
+    expiryNote: 'Caduca el {date}; si no lo usas antes, recibirás su valor en un código nuevo.',
     footer: 'Recibes este correo del programa de referidos de {brand}.',
     unsubscribe: 'Darse de baja',
     unsubscribeQuestion: '¿Dejar de enviar los correos del programa de referidos de {brand} a {email}?',
@@ -295,7 +301,7 @@ const es: Catalogue = {
       subject: 'Tu código de recompensa de {{amount}} para {{brand_name}}',
       body:
         'Hola {{first_name}}:\n\n¡Gracias por tus recomendaciones! Aquí tienes tu recompensa: {{amount}} de descuento en tu próximo pedido en {{brand_name}}.\n\n' +
-        'Introduce el código {{reward_code}} al pagar. Sirve una vez, para un pedido.\n\n{{store_url}}',
+        'Introduce el código {{reward_code}} al pagar. Sirve una vez, para un pedido.\n\n{{expiry_note}}\n\n{{store_url}}',
     },
     reward_paid: {
       subject: '{{brand_name}} te ha pagado {{amount}}',

@@ -16,6 +16,8 @@ export interface MailData {
   owed?: string;
   /** reward_issued: the advocate's single-use code. */
   reward_code?: string;
+  /** reward_issued: when the code expires (absent: never). */
+  expires_at?: string;
   /** friend_offer: the advocate who referred the friend. */
   advocate_id?: number;
 }
@@ -88,6 +90,7 @@ export function mailValues(brand: Brand, data: MailData, advocate: MailAdvocate 
     order_date: data.order_date ? formatDate(data.order_date, language) : '',
     owed_note: data.owed !== undefined ? mailPhrases(language).owedNote.replace('{amount}', formatMoney(data.owed, data.currency ?? brand.currency, language)) : '',
     reward_code: data.reward_code ?? '',
+    expiry_note: data.expires_at ? mailPhrases(language).expiryNote.replace('{date}', formatDate(data.expires_at, language)) : '',
     friend_offer: friendOfferPhrase(brand, language),
     advocate_reward: advocateRewardPhrase(brand, language),
   };

@@ -82,9 +82,10 @@ export function rewardReversedMail(
   };
 }
 
-/** reward_issued: the advocate's single-use code for their reward, once per issue. */
-export function rewardIssuedMail(brandId: string, issue: { issueId: number; advocateId: number; amount: string; code: string }): MailIntent {
-  return { brandId, template: 'reward_issued', dedupeKey: `reward_issued:${issue.issueId}`, advocateId: issue.advocateId, data: { amount: issue.amount, reward_code: issue.code } };
+/** reward_issued: the advocate's single-use code for their reward (and when it expires, if it does), once per issue. */
+export function rewardIssuedMail(brandId: string, issue: { issueId: number; advocateId: number; amount: string; code: string; expiresAt?: string | null }): MailIntent {
+  const data = { amount: issue.amount, reward_code: issue.code, ...(issue.expiresAt ? { expires_at: issue.expiresAt } : {}) };
+  return { brandId, template: 'reward_issued', dedupeKey: `reward_issued:${issue.issueId}`, advocateId: issue.advocateId, data };
 }
 
 /** friend_offer: an advocate referred a friend by email; once per friend and code, however often the claim is made. */

@@ -7,8 +7,8 @@ import { amountFromDecimal } from '../money';
  * the store, ready to use, or used.
  */
 
-/** An issue as the advocate sees it. */
-export type IssueState = 'on_its_way' | 'ready' | 'used';
+/** An issue as the advocate sees it: withdrawn (a refund) or expired, its money came (or comes) back to them. */
+export type IssueState = 'on_its_way' | 'ready' | 'used' | 'withdrawn' | 'expired';
 
 export interface IssuedReward {
   issue_id: number;
@@ -29,13 +29,15 @@ interface IssueRow {
   currency: string;
   status: string;
   spent_claim_id: string | null;
+  revoke_reason: string | null;
   created_at: Date;
   issued_at: Date | null;
 }
 
 /** The one rule from an issue's row to what the advocate is told. */
-export function issueState(row: Pick<IssueRow, 'status' | 'spent_claim_id'>): IssueState {
-  if (row.spent_claim_id !== null) return 'used';
+export function issueState(row: Pick<IssueRow, 'status' | 'spent_claim_id' | 'revoke_reason'>): IssueState {
+  if (row.spent_claim_id !== null || row.status === 'used') return 'used';
+  if (row.status === 'revoking' || row.status === 'revoked') return row.revoke_reason === 'expired' ? 'expired' : 'withdrawn';
   return row.status === 'issued' ? 'ready' : 'on_its_way';
 }
 
@@ -45,7 +47,7 @@ export async function advocateIssues(db: Executor, brandId: string, advocateId: 
     .where({ brand_id: brandId, advocate_id: advocateId })
     .orderBy('issue_id', 'desc')
     .limit(limit)
-    .select('issue_id', 'code', 'amount', 'currency', 'status', 'spent_claim_id', 'created_at', 'issued_at');
+    .select('issue_id', 'code', 'amount', 'currency', 'status', 'spent_claim_id', 'revoke_reason', 'created_at', 'issued_at');
   return rows.map((row) => ({
     issue_id: Number(row.issue_id),
     code: row.code,

@@ -23,7 +23,7 @@ const CODE_SQL = `'RWD-' || upper(substr(md5(b.brand_id::text || ':' || s.advoca
 export const REWARD_CODE = /^RWD-[0-9A-F]{10}$/i;
 
 const ISSUE_SQL = `
-WITH b AS (SELECT brand_id, currency, fulfil_min_amount FROM brands WHERE brand_id = ? AND reward_fulfilment = 'coupon'),
+WITH b AS (SELECT brand_id, currency, fulfil_min_amount, reward_code_expiry_days FROM brands WHERE brand_id = ? AND reward_fulfilment = 'coupon'),
 s AS (
   SELECT l.advocate_id, sum(l.amount) AS amount
     FROM reward_ledger l JOIN b ON b.brand_id = l.brand_id
@@ -35,22 +35,28 @@ n AS (
     FROM s CROSS JOIN b WHERE s.amount > 0 AND s.amount >= b.fulfil_min_amount
 ),
 issue AS (
-  INSERT INTO reward_issues (brand_id, issue_id, advocate_id, amount, currency, code)
-  SELECT b.brand_id, n.issue_id, s.advocate_id, s.amount, b.currency, ${CODE_SQL}
+  INSERT INTO reward_issues (brand_id, issue_id, advocate_id, amount, currency, code, expires_at)
+  SELECT b.brand_id, n.issue_id, s.advocate_id, s.amount, b.currency, ${CODE_SQL}, now() + b.reward_code_expiry_days * interval '1 day'
     FROM n JOIN s USING (advocate_id) CROSS JOIN b
   RETURNING brand_id, issue_id, advocate_id, amount
 )
 INSERT INTO reward_ledger (brand_id, advocate_id, issue_id, kind, amount, actor, reason)
-SELECT brand_id, advocate_id, issue_id, 'issued', -amount, 'system', 'issued as a single-use code' FROM issue`;
+SELECT brand_id, advocate_id, issue_id, 'issued', -amount, 'system', 'issued as a single-use code' FROM issue
+RETURNING issue_id`;
 
-/** Issues the spendable money of these advocates of the brand that reached the brand's smallest code; nothing for a `payout` brand. */
-export async function issueSpendable(trx: Executor, brand: Pick<Brand, 'brand_id' | 'reward_fulfilment'>, advocateIds: number[]): Promise<void> {
+/**
+ * Issues the spendable money of these advocates of the brand that reached the brand's smallest code
+ * (each code lasting the brand's reward_code_expiry_days, if any); nothing for a `payout` brand.
+ * Returns the new issues' ids.
+ */
+export async function issueSpendable(trx: Executor, brand: Pick<Brand, 'brand_id' | 'reward_fulfilment'>, advocateIds: number[]): Promise<number[]> {
   const advocates = [...new Set(advocateIds)].sort((a, b) => a - b);
-  if (brand.reward_fulfilment !== 'coupon' || advocates.length === 0) return;
+  if (brand.reward_fulfilment !== 'coupon' || advocates.length === 0) return [];
   // One issue at a time per advocate: a concurrent approval waits here, then its statement (a new
   // snapshot) sees this one's `issued` entry. In id order, so two batches cannot wait on each other.
   await trx('advocates').where({ brand_id: brand.brand_id }).whereIn('advocate_id', advocates).orderBy('advocate_id').forUpdate().select('advocate_id');
-  await trx.raw(ISSUE_SQL, [brand.brand_id, advocates, [...SPENDABLE_KINDS]]);
+  const { rows } = await trx.raw(ISSUE_SQL, [brand.brand_id, advocates, [...SPENDABLE_KINDS]]);
+  return (rows as Array<{ issue_id: string }>).map((row) => Number(row.issue_id));
 }
 
 /** Rewards approved in one transaction, of any brands: each brand's advocates issued together. */

@@ -33,6 +33,12 @@ export const SETTING_SECTIONS: Array<{ title: string; fields: SettingField[] }> 
         hint: 'payout: you pay approved rewards yourself, from Payouts. coupon: approved money becomes a single-use discount code for that amount on your store, emailed to the advocate.',
       },
       { name: 'fulfil_min_amount', label: 'Smallest code', kind: 'number', hint: 'With coupon: approved money waits until it reaches this amount, then one code carries all of it; 0: a code for every approved reward.' },
+      {
+        name: 'reward_code_expiry_days',
+        label: 'Codes expire after (days)',
+        kind: 'optional-integer',
+        hint: `With coupon: an unused code is removed from your store after this many days and its money is issued again as a new code; empty: codes never expire (1 to ${MAX_SETTING_DAYS}).`,
+      },
     ],
   },
   {

@@ -39,6 +39,7 @@ describe('the Admin GraphQL documents the connector sends', () => {
         'DeleteReferralCodes',
         'CreateRewardCode',
         'RewardCodeByCode',
+        'DeleteRewardCode',
       ]),
     );
   });
