@@ -90,7 +90,7 @@ export const brandSettingsSchema = z.object({
   /** With `coupon`: approved money waits until the advocate's spendable balance reaches this, then one code carries all of it. */
   fulfil_min_amount: storedAmount(),
   /** With `coupon`: days an unused code lasts before its money returns to the balance, to be issued again; null: no expiry. */
-  reward_code_expiry_days: days().positive({ error: 'must be at least 1' }).nullable(),
+  reward_code_expiry_days: days().min(1, { error: 'must be at least 1' }).nullable(),
   /** Advocate claims may spend pending (held) rewards too, not only approved ones. */
   allow_pending_redemption: z.boolean(),
   /** Fraud rules (docs/merchants/fraud-review.md): each switch on by default; a flagged conversion is held for review. */
