@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { type PollingWorker, startPollingWorker } from '../../core/jobs/polling-worker';
+import { expireIssues } from '../../core/rewards/revoke-issues';
 import type { ConnectorDeps } from '../../server/http';
 import { type AdminApi, adminApiForBrand } from './admin-api';
-import { expireIssues } from '../../core/rewards/revoke-issues';
 import { revokeCode } from './reward-code-revoke';
 import { issueCode, leaseIssues } from './reward-codes';
 import type { ShopifyAppConfig } from './shopify-config';
