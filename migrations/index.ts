@@ -30,6 +30,7 @@ import * as settingBounds from './20261219_0028_setting_bounds';
 import * as rewardReversedEmail from './20261220_0029_reward_reversed_email';
 import * as rewardIssues from './20261221_0030_reward_issues';
 import * as rewardIssuedEvent from './20261222_0031_reward_issued_event';
+import * as rewardIssueRevoke from './20261223_0032_reward_issue_revoke';
 import * as storeCredit from './20261224_0033_store_credit';
 
 export interface Migration {
@@ -71,5 +72,6 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['20261220_0029_reward_reversed_email', rewardReversedEmail],
   ['20261221_0030_reward_issues', rewardIssues],
   ['20261222_0031_reward_issued_event', rewardIssuedEvent],
+  ['20261223_0032_reward_issue_revoke', rewardIssueRevoke],
   ['20261224_0033_store_credit', storeCredit],
 ];

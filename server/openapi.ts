@@ -147,7 +147,7 @@ function programPaths() {
     },
     '/api/v1/advocates/by-email': {
       get: operation(
-        'One advocate found by email (any case), with their figures: the advocate (codes, share_link, status), friends_referred (their referral conversions, refunded ones left out) and rewards {currency, held, approved, paid, owed} (approved never below zero: what refunds took back beyond it is owed) and reward_codes [{issue_id, method: code | store_credit, code (null for store credit), amount, currency, state: on_its_way | ready | used, created_at, issued_at}] (the single-use codes and store credits a coupon or store_credit brand handed them, newest first) — for a platform backend showing its logged-in customer their own page; 404 when the address never joined (all plans)',
+        'One advocate found by email (any case), with their figures: the advocate (codes, share_link, status), friends_referred (their referral conversions, refunded ones left out) and rewards {currency, held, approved, paid, owed} (approved never below zero: what refunds took back beyond it is owed) and reward_codes [{issue_id, method: code | store_credit, code (null for store credit), amount, currency, state: on_its_way | ready | used | withdrawn | expired, created_at, issued_at}] (the single-use codes and store credits a coupon or store_credit brand handed them, newest first) — for a platform backend showing its logged-in customer their own page; 404 when the address never joined (all plans)',
         { '200': envelope },
         parameters(advocateByEmailQuerySchema, 'query'),
       ),

@@ -77,6 +77,8 @@ const CODE_STATE: Record<IssueState, string> = {
   on_its_way: 'on its way: we will email it to you shortly',
   ready: 'ready to use once at checkout',
   used: 'used',
+  withdrawn: 'withdrawn after a refund of the order that earned it',
+  expired: 'expired; its value comes back to you as a new code',
 };
 
 /** What each state of a store credit means to the advocate (a credit is spent like any other of the account: never "used" here). */
@@ -84,6 +86,9 @@ const CREDIT_STATE: Record<IssueState, string> = {
   on_its_way: 'on its way to your store credit',
   ready: 'added to your store credit, used at checkout when you are signed in',
   used: 'used',
+  // Store credit is not taken back here (docs/merchants/shopify.md "Store credit"); the words are for completeness.
+  withdrawn: 'withdrawn after a refund of the order that earned it',
+  expired: 'expired',
 };
 
 /** One reward: its code and what it takes off, or the store credit it added. */

@@ -13,8 +13,23 @@ export const CREATE_REWARD_CODE = `#graphql
     }
   }`;
 
-/** Asked before creating: an issue's code made by a pass that stopped before its commit is found, not made again. */
+/**
+ * Asked before creating (an issue's code made by a pass that stopped before its commit is found, not
+ * made again) and before removing (a code used on the store is not taken back): its uses so far.
+ */
 export const REWARD_CODE_BY_CODE = `#graphql
   query RewardCodeByCode($code: String!) {
-    codeDiscountNodeByCode(code: $code) { id }
+    codeDiscountNodeByCode(code: $code) {
+      id
+      codeDiscount { ... on DiscountCodeBasic { asyncUsageCount } }
+    }
+  }`;
+
+/** An unused code taken back (a refund, its expiry): removed from the store. */
+export const DELETE_REWARD_CODE = `#graphql
+  mutation DeleteRewardCode($id: ID!) {
+    discountCodeDelete(id: $id) {
+      deletedCodeDiscountId
+      userErrors { field message code }
+    }
   }`;

@@ -1,10 +1,14 @@
 import type { Knex } from 'knex';
 
-/** The brand's reward codes as `referrals shopify codes` shows them: how many wait, were made or were refused, and why. */
+/** The brand's reward codes as `referrals shopify codes` shows them: how many wait, were made, refused (and why) or taken back. */
 export interface RewardCodeStatus {
   pending: number;
   issued: number;
   failed: number;
+  /** Being taken back (a refund, an expiry), taken back, and left spent because the store had used them. */
+  revoking: number;
+  revoked: number;
+  used: number;
   /** The refused ones (the first 100, oldest first), with Shopify's reason and the next try. */
   failures: Array<{ code: string; amount: string; currency: string; attempts: number; next_attempt_at: string; last_error: string | null }>;
 }
@@ -21,6 +25,9 @@ export async function rewardCodeStatus(db: Knex, brandId: string): Promise<Rewar
     pending: count('pending'),
     issued: count('issued'),
     failed: count('failed'),
+    revoking: count('revoking'),
+    revoked: count('revoked'),
+    used: count('used'),
     failures: failures.map((row) => ({ ...row, next_attempt_at: new Date(row.next_attempt_at).toISOString() })),
   };
 }

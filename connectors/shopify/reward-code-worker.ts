@@ -1,8 +1,10 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { type PollingWorker, startPollingWorker } from '../../core/jobs/polling-worker';
+import { expireIssues } from '../../core/rewards/revoke-issues';
 import type { ConnectorDeps } from '../../server/http';
 import { type AdminApi, adminApiForBrand } from './admin-api';
+import { revokeCode } from './reward-code-revoke';
 import { issueCode, leaseIssues } from './reward-codes';
 import type { ShopifyAppConfig } from './shopify-config';
 
@@ -19,8 +21,12 @@ export interface RewardCodePassOptions {
   apiFor: (brandId: string) => Promise<AdminApi>;
 }
 
-/** One pass over the due reward issues of linked shops. Returns how many it worked (0: nothing was due). */
+/**
+ * One pass over the due reward issues of linked shops: expired codes are marked to be taken back
+ * first, then each due issue is made or (revoking) taken back. Returns how many it worked (0: nothing was due).
+ */
 export async function issueRewardCodes(db: Knex, options: RewardCodePassOptions): Promise<number> {
+  await expireIssues(db, { brandId: options.brandId });
   const issues = await leaseIssues(db, { limit: ISSUES_PER_PASS, perShop: ISSUES_PER_SHOP, leaseSeconds: LEASE_SECONDS, brandId: options.brandId });
   // One API (and token) per shop per pass.
   const apis = new Map<string, Promise<AdminApi>>();
@@ -28,7 +34,10 @@ export async function issueRewardCodes(db: Knex, options: RewardCodePassOptions)
     if (!apis.has(brandId)) apis.set(brandId, options.apiFor(brandId));
     return apis.get(brandId)!;
   };
-  for (const issue of issues) await issueCode(db, apiFor(issue.brand_id), issue, options.logger);
+  for (const issue of issues) {
+    if (issue.status === 'revoking') await revokeCode(db, apiFor(issue.brand_id), issue, options.logger);
+    else await issueCode(db, apiFor(issue.brand_id), issue, options.logger);
+  }
   return issues.length;
 }
 

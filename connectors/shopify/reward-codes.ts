@@ -17,8 +17,8 @@ import { StoreCreditRefused, creditReward } from './reward-store-credit';
  * a pass that stops between Shopify's answer and the commit leaves one code, found by the next.
  */
 
-/** An issue as the worker leases it: a code, or a store credit (a code when the advocate has no customer account). */
-export type IssueRow = LeasedIssue & { method: IssueMethod; credit_sent_at: Date | null; no_customer_account: boolean };
+/** An issue as the worker leases it: a code or a store credit (a code when the advocate has no customer account) to make, or (revoking) a code to take back. */
+export type IssueRow = LeasedIssue & { method: IssueMethod; credit_sent_at: Date | null; no_customer_account: boolean; status: string; expires_at: Date | null };
 
 interface UserError {
   field: string[] | null;
@@ -38,7 +38,7 @@ export async function leaseIssues(db: Knex, options: { limit: number; perShop: n
   const { rows } = await db.raw(
     `WITH candidates AS (
        SELECT x.brand_id, x.issue_id, x.next_attempt_at FROM reward_issues x
-        WHERE x.status <> 'issued' AND x.next_attempt_at <= now() AND (x.lease_until IS NULL OR x.lease_until < now())
+        WHERE x.status IN ('pending', 'failed', 'revoking') AND x.next_attempt_at <= now() AND (x.lease_until IS NULL OR x.lease_until < now())
           AND EXISTS (SELECT 1 FROM shopify_shops s WHERE s.brand_id = x.brand_id AND s.status = 'installed')
           ${options.brandId ? 'AND x.brand_id = ?' : ''}
         ORDER BY x.next_attempt_at LIMIT ? FOR UPDATE OF x SKIP LOCKED),
@@ -47,7 +47,7 @@ export async function leaseIssues(db: Knex, options: { limit: number; perShop: n
        FROM ranked, shopify_shops s
       WHERE r.brand_id = ranked.brand_id AND r.issue_id = ranked.issue_id AND ranked.n <= ?
         AND s.brand_id = r.brand_id AND s.status = 'installed'
-     RETURNING r.brand_id, r.issue_id, r.advocate_id, r.amount, r.currency, r.code, r.attempts, r.method, r.credit_sent_at, r.no_customer_account, s.shop_domain`,
+     RETURNING r.brand_id, r.issue_id, r.advocate_id, r.amount, r.currency, r.code, r.attempts, r.method, r.credit_sent_at, r.no_customer_account, r.status, r.expires_at, s.shop_domain`,
     [...(options.brandId ? [options.brandId] : []), options.limit, options.leaseSeconds, options.perShop],
   );
   return rows;
@@ -65,14 +65,16 @@ async function advocateCustomer(db: Knex, issue: IssueRow, shop: string): Promis
 /**
  * The code's discount: the issue's amount off the order (the brand's currency, which an install set
  * from the shop's), usable once, once per customer, and only by the advocate's own customer account
- * where the shop knows it (else by whoever has the code: it is sent to the advocate alone).
+ * where the shop knows it (else by whoever has the code: it is sent to the advocate alone); ending
+ * when the issue expires, if it does.
  */
-export function rewardCodeInput(brand: Pick<Brand, 'name'>, issue: Pick<IssueRow, 'code' | 'amount' | 'currency'>, customerGid: string | null, startsAt: Date) {
+export function rewardCodeInput(brand: Pick<Brand, 'name'>, issue: Pick<IssueRow, 'code' | 'amount' | 'currency' | 'expires_at'>, customerGid: string | null, startsAt: Date) {
   const exponent = currencyExponent(issue.currency);
   return {
     title: `${brand.name} referral reward ${issue.code}`,
     code: issue.code,
     startsAt: startsAt.toISOString(),
+    ...(issue.expires_at ? { endsAt: new Date(issue.expires_at).toISOString() } : {}),
     usageLimit: 1,
     appliesOncePerCustomer: true,
     context: customerGid ? { customers: { add: [customerGid] } } : { all: 'ALL' },
@@ -113,14 +115,13 @@ export async function issueCode(db: Knex, apiFor: () => Promise<AdminApi>, issue
       issue.method === 'store_credit'
         ? await creditOrCode(db, api, issue)
         : { name: 'shopify', id: await createCode(db, api, issue), method: 'code', noCustomerAccount: issue.no_customer_account };
-    await recordIssued(db, issue, made);
-    return true;
+    return await recordIssued(db, issue, made);
   } catch (error) {
     const attempts = issue.attempts + 1;
     logger?.warn({ err: error, brand_id: issue.brand_id, issue_id: issue.issue_id }, 'shopify reward code not issued; tried again later');
     await db('reward_issues')
       .where(key)
-      .whereNot({ status: 'issued' })
+      .whereIn('status', ['pending', 'failed'])
       .update({
         status: 'failed',
         attempts,

@@ -95,6 +95,8 @@ export const brandSettingsSchema = z.object({
   reward_fulfilment: z.enum(REWARD_FULFILMENTS),
   /** With `coupon`: approved money waits until the advocate's spendable balance reaches this, then one code carries all of it. */
   fulfil_min_amount: storedAmount(),
+  /** With `coupon`: days an unused code lasts before its money returns to the balance, to be issued again; null: no expiry. */
+  reward_code_expiry_days: days().min(1, { error: 'must be at least 1' }).nullable(),
   /** Advocate claims may spend pending (held) rewards too, not only approved ones. */
   allow_pending_redemption: z.boolean(),
   /** Fraud rules (docs/merchants/fraud-review.md): each switch on by default; a flagged conversion is held for review. */
@@ -171,6 +173,7 @@ interface BrandRow {
   allow_pending_redemption: boolean;
   reward_fulfilment: RewardFulfilment;
   fulfil_min_amount: string;
+  reward_code_expiry_days: number | null;
   fraud_self_referral: boolean;
   fraud_velocity: boolean;
   fraud_disposable_email: boolean;
@@ -219,6 +222,7 @@ function toBrand(row: BrandRow): Brand {
     allow_pending_redemption: row.allow_pending_redemption,
     reward_fulfilment: row.reward_fulfilment,
     fulfil_min_amount: Number(row.fulfil_min_amount),
+    reward_code_expiry_days: row.reward_code_expiry_days,
     fraud_self_referral: row.fraud_self_referral,
     fraud_velocity: row.fraud_velocity,
     fraud_disposable_email: row.fraud_disposable_email,

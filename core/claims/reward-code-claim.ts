@@ -18,8 +18,10 @@ import { createClaimFor } from './create-claim';
 export async function spendRewardCodes(trx: Knex.Transaction, brand: Brand, input: ConversionInput & { email: string | null }, money: ConversionMoney, source: string): Promise<void> {
   const codes = (input.coupons_applied ?? []).map((coupon) => coupon.code.toUpperCase()).filter((code) => REWARD_CODE.test(code));
   if (codes.length === 0 || !input.email) return;
+  // Whatever its status: an order carrying the code shows the store had it. Being taken back (revoking), it
+  // is spent instead; already taken back (revoked: its money returned), the order still spends its amount.
   const issues: Array<{ issue_id: string; advocate_id: string; amount: string; code: string }> = await trx('reward_issues')
-    .where({ brand_id: brand.brand_id, status: 'issued' })
+    .where({ brand_id: brand.brand_id })
     .whereNull('spent_claim_id')
     .whereIn('code', codes)
     .orderBy('issue_id')
@@ -54,7 +56,9 @@ export async function spendRewardCodes(trx: Knex.Transaction, brand: Brand, inpu
     );
     // The order is paid already: the claim is converted, so it is never a pending claim that makes a later order a referral.
     await trx('claims').where({ brand_id: brand.brand_id, claim_id: claim.claim_id, status: 'pending' satisfies ClaimStatus }).update({ status: 'converted' satisfies ClaimStatus, updated_at: trx.fn.now() });
-    await trx('reward_issues').where({ brand_id: brand.brand_id, issue_id: issue.issue_id }).update({ spent_claim_id: claim.claim_id });
+    await trx('reward_issues')
+      .where({ brand_id: brand.brand_id, issue_id: issue.issue_id })
+      .update({ spent_claim_id: claim.claim_id, status: trx.raw("CASE WHEN status = 'revoking' THEN 'used' ELSE status END") });
   }
 }
 

@@ -162,10 +162,14 @@ export async function redeemReward(
 }
 
 /**
- * A spent reward code's money back from the code into the balance (an `issued` entry of +amount),
- * for the advocate claim that records its use to redeem what the order took: once per issue.
+ * A reward code's money back from the code into the balance (an `issued` entry of +amount): for
+ * the advocate claim that records its use to redeem what the order took, or for a code taken back
+ * unspent (core/rewards/record-revoked.ts). Once per issue, whichever comes first.
  */
-export async function returnIssued(db: Executor, entry: { brandId: string; advocateId: number; issueId: number; amount: Minor; exponent: number }): Promise<void> {
+export async function returnIssued(
+  db: Executor,
+  entry: { brandId: string; advocateId: number; issueId: number; amount: Minor; exponent: number; reason?: string },
+): Promise<void> {
   await db('reward_ledger')
     .insert({
       brand_id: entry.brandId,
@@ -174,7 +178,7 @@ export async function returnIssued(db: Executor, entry: { brandId: string; advoc
       kind: 'issued' satisfies LedgerEntryKind,
       amount: decimalFromMinor(entry.amount, entry.exponent),
       actor: 'system',
-      reason: 'reward code used',
+      reason: entry.reason ?? 'reward code used',
     })
     .onConflict(db.raw("(brand_id, issue_id) WHERE kind = 'issued' AND amount > 0"))
     .ignore();

@@ -22,6 +22,8 @@ export interface MailPhrases {
   rewardCodeUse: string;
   rewardCreditUse: string;
   rewardNoAccount: string;
+  /** reward_issued's {{expiry_note}} when the brand's codes expire: `{date}`. */
+  expiryNote: string;
   /** Why the recipient gets this, and the way out. */
   footer: string;
   unsubscribe: string;
@@ -48,6 +50,7 @@ const en: Catalogue = {
     rewardCodeUse: 'Enter the code {code} at checkout. It works once, for one order.',
     rewardCreditUse: '{amount} was added to your store credit at {store}; it is used at checkout when you are signed in.',
     rewardNoAccount: 'You have no customer account at {store} yet, so your reward comes as a code.',
+    expiryNote: 'It expires on {date}; if it is not used by then, its value comes back to you as a new code.',
     footer: 'You get this email from the {brand} referral program.',
     unsubscribe: 'Unsubscribe',
     unsubscribeQuestion: 'Stop the {brand} referral program emails to {email}?',
@@ -83,7 +86,7 @@ const en: Catalogue = {
       subject: 'Your {{amount}} reward for {{brand_name}}',
       body:
         'Hi {{first_name}},\n\nThank you for your referrals! Here is your reward: {{amount}} off your next order at {{brand_name}}.\n\n' +
-        '{{reward_use}}\n\n{{store_url}}',
+        '{{reward_use}}\n\n{{expiry_note}}\n\n{{store_url}}',
     },
     reward_paid: {
       subject: '{{brand_name}} paid you {{amount}}',
@@ -124,6 +127,7 @@ const fr: Catalogue = {
     rewardCodeUse: 'Saisissez le code {code} lors du paiement. Il est valable une fois, pour une commande.',
     rewardCreditUse: '{amount} ont été ajoutés à votre crédit boutique chez {store} ; il s’applique lors du paiement quand vous êtes connecté à votre compte.',
     rewardNoAccount: 'Vous n’avez pas encore de compte client chez {store} : votre récompense vous arrive donc sous forme de code.',
+    expiryNote: 'Il expire le {date} ; s’il n’est pas utilisé d’ici là, sa valeur vous est renvoyée sous la forme d’un nouveau code.',
     footer: 'Vous recevez cet e-mail du programme de parrainage {brand}.',
     unsubscribe: 'Se désabonner',
     unsubscribeQuestion: 'Ne plus envoyer les e-mails du programme de parrainage {brand} à {email} ?',
@@ -159,7 +163,7 @@ const fr: Catalogue = {
       subject: 'Votre récompense de {{amount}} chez {{brand_name}}',
       body:
         'Bonjour {{first_name}},\n\nMerci pour vos parrainages ! Voici votre récompense : {{amount}} de réduction sur votre prochaine commande chez {{brand_name}}.\n\n' +
-        '{{reward_use}}\n\n{{store_url}}',
+        '{{reward_use}}\n\n{{expiry_note}}\n\n{{store_url}}',
     },
     reward_paid: {
       subject: '{{brand_name}} vous a versé {{amount}}',
@@ -200,6 +204,7 @@ const de: Catalogue = {
     rewardCodeUse: 'Geben Sie an der Kasse den Code {code} ein. Er gilt einmal, für eine Bestellung.',
     rewardCreditUse: '{amount} wurden Ihrem Shop-Guthaben bei {store} gutgeschrieben; es wird an der Kasse verrechnet, wenn Sie angemeldet sind.',
     rewardNoAccount: 'Sie haben noch kein Kundenkonto bei {store}, daher erhalten Sie Ihre Prämie als Code.',
+    expiryNote: 'Er läuft am {date} ab; wird er bis dahin nicht eingelöst, erhalten Sie seinen Wert als neuen Code.',
     footer: 'Sie erhalten diese E-Mail vom Empfehlungsprogramm von {brand}.',
     unsubscribe: 'Abmelden',
     unsubscribeQuestion: 'Keine E-Mails des Empfehlungsprogramms von {brand} mehr an {email} senden?',
@@ -235,7 +240,7 @@ const de: Catalogue = {
       subject: 'Ihre Prämie über {{amount}} für {{brand_name}}',
       body:
         'Hallo {{first_name}},\n\ndanke für Ihre Empfehlungen! Hier ist Ihre Prämie: {{amount}} Rabatt auf Ihre nächste Bestellung bei {{brand_name}}.\n\n' +
-        '{{reward_use}}\n\n{{store_url}}',
+        '{{reward_use}}\n\n{{expiry_note}}\n\n{{store_url}}',
     },
     reward_paid: {
       subject: '{{brand_name}} hat Ihnen {{amount}} ausgezahlt',
@@ -276,6 +281,7 @@ const es: Catalogue = {
     rewardCodeUse: 'Introduce el código {code} al pagar. Sirve una vez, para un pedido.',
     rewardCreditUse: 'Se han añadido {amount} a tu crédito en tienda de {store}; se aplica al pagar cuando has iniciado sesión.',
     rewardNoAccount: 'Aún no tienes una cuenta de cliente en {store}, así que tu recompensa llega como código.',
+    expiryNote: 'Caduca el {date}; si no lo usas antes, recibirás su valor en un código nuevo.',
     footer: 'Recibes este correo del programa de referidos de {brand}.',
     unsubscribe: 'Darse de baja',
     unsubscribeQuestion: '¿Dejar de enviar los correos del programa de referidos de {brand} a {email}?',
@@ -311,7 +317,7 @@ const es: Catalogue = {
       subject: 'Tu recompensa de {{amount}} para {{brand_name}}',
       body:
         'Hola {{first_name}}:\n\n¡Gracias por tus recomendaciones! Aquí tienes tu recompensa: {{amount}} de descuento en tu próximo pedido en {{brand_name}}.\n\n' +
-        '{{reward_use}}\n\n{{store_url}}',
+        '{{reward_use}}\n\n{{expiry_note}}\n\n{{store_url}}',
     },
     reward_paid: {
       subject: '{{brand_name}} te ha pagado {{amount}}',

@@ -34,7 +34,8 @@ export const PLACEHOLDERS: Record<MailTemplate, readonly string[]> = {
   // owed_note: a sentence saying what the advocate owes, or nothing (its paragraph is then dropped).
   reward_reversed: [...ADVOCATE, 'amount', 'order_value', 'order_date', 'owed_note'],
   // reward_use: how to spend it — the code at checkout, or the store credit when signed in (with why a credit came as a code).
-  reward_issued: [...ADVOCATE, 'amount', 'reward_code', 'reward_use'],
+  // expiry_note: when the code expires, or nothing (its paragraph is then dropped).
+  reward_issued: [...ADVOCATE, 'amount', 'reward_code', 'reward_use', 'expiry_note'],
   friend_offer: [...COMMON, 'advocate_first_name', 'referral_code', 'share_link', 'friend_offer'],
   reengagement: [...ADVOCATE, 'friend_offer', 'advocate_reward'],
 };

@@ -19,6 +19,8 @@ export interface MailData {
   /** reward_issued: how it reached them (absent: a code), and whether a store credit came as a code for want of a customer account. */
   reward_method?: 'code' | 'store_credit';
   no_customer_account?: boolean;
+  /** reward_issued: when the code expires (absent: never). */
+  expires_at?: string;
   /** friend_offer: the advocate who referred the friend. */
   advocate_id?: number;
 }
@@ -103,6 +105,7 @@ export function mailValues(brand: Brand, data: MailData, advocate: MailAdvocate 
     owed_note: data.owed !== undefined ? mailPhrases(language).owedNote.replace('{amount}', formatMoney(data.owed, data.currency ?? brand.currency, language)) : '',
     reward_code: data.reward_code ?? '',
     reward_use: rewardUsePhrase(brand, data),
+    expiry_note: data.expires_at ? mailPhrases(language).expiryNote.replace('{date}', formatDate(data.expires_at, language)) : '',
     friend_offer: friendOfferPhrase(brand, language),
     advocate_reward: advocateRewardPhrase(brand, language),
   };

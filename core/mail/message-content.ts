@@ -38,6 +38,9 @@ export function sampleMessage(brand: Brand, template: MailTemplate): { data: Mai
       order_currency: brand.currency,
       order_date: new Date(Date.now() - 7 * 86_400_000).toISOString(),
       owed: '2.50',
+      // reward_issued: a code of a brand whose codes expire.
+      reward_code: 'RWD-3F9A1C0B7E',
+      ...(brand.reward_code_expiry_days ? { expires_at: new Date(Date.now() + brand.reward_code_expiry_days * 86_400_000).toISOString() } : {}),
     },
   };
 }

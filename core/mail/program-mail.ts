@@ -84,17 +84,23 @@ export function rewardReversedMail(
 }
 
 /**
- * reward_issued: the advocate's single-use code for their reward, or the store credit it became, once
- * per issue; a code that stands in for store credit (no customer account) says so.
+ * reward_issued: the advocate's single-use code for their reward (and when it expires, if it does),
+ * or the store credit it became, once per issue; a code that stands in for store credit (no
+ * customer account) says so.
  */
 export function rewardIssuedMail(
   brandId: string,
-  issue: { issueId: number; advocateId: number; amount: string; code: string; method?: 'code' | 'store_credit'; noCustomerAccount?: boolean },
+  issue: { issueId: number; advocateId: number; amount: string; code: string; method?: 'code' | 'store_credit'; noCustomerAccount?: boolean; expiresAt?: string | null },
 ): MailIntent {
   const data: MailData =
     issue.method === 'store_credit'
       ? { amount: issue.amount, reward_method: 'store_credit' }
-      : { amount: issue.amount, reward_code: issue.code, ...(issue.noCustomerAccount ? { no_customer_account: true } : {}) };
+      : {
+          amount: issue.amount,
+          reward_code: issue.code,
+          ...(issue.noCustomerAccount ? { no_customer_account: true } : {}),
+          ...(issue.expiresAt ? { expires_at: issue.expiresAt } : {}),
+        };
   return { brandId, template: 'reward_issued', dedupeKey: `reward_issued:${issue.issueId}`, advocateId: issue.advocateId, data };
 }
 

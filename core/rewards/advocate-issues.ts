@@ -8,8 +8,8 @@ import { amountFromDecimal } from '../money';
  * credit of the account, so it is never `used` here (docs/merchants/shopify.md "Store credit").
  */
 
-/** An issue as the advocate sees it. */
-export type IssueState = 'on_its_way' | 'ready' | 'used';
+/** An issue as the advocate sees it: withdrawn (a refund) or expired, its money came (or comes) back to them. */
+export type IssueState = 'on_its_way' | 'ready' | 'used' | 'withdrawn' | 'expired';
 
 /** How an issue reaches the advocate: a single-use code, or credit on their customer account. */
 export type IssueMethod = 'code' | 'store_credit';
@@ -35,13 +35,15 @@ interface IssueRow {
   currency: string;
   status: string;
   spent_claim_id: string | null;
+  revoke_reason: string | null;
   created_at: Date;
   issued_at: Date | null;
 }
 
 /** The one rule from an issue's row to what the advocate is told. */
-export function issueState(row: Pick<IssueRow, 'status' | 'spent_claim_id'>): IssueState {
-  if (row.spent_claim_id !== null) return 'used';
+export function issueState(row: Pick<IssueRow, 'status' | 'spent_claim_id' | 'revoke_reason'>): IssueState {
+  if (row.spent_claim_id !== null || row.status === 'used') return 'used';
+  if (row.status === 'revoking' || row.status === 'revoked') return row.revoke_reason === 'expired' ? 'expired' : 'withdrawn';
   return row.status === 'issued' ? 'ready' : 'on_its_way';
 }
 
@@ -65,7 +67,7 @@ export async function merchantIssues(db: Executor, brandId: string, filter: { ad
     })
     .orderBy('issue_id', 'desc')
     .limit(limit)
-    .select('issue_id', 'advocate_id', 'method', 'code', 'amount', 'currency', 'status', 'spent_claim_id', 'created_at', 'issued_at', 'attempts', 'last_error', 'next_attempt_at');
+    .select('issue_id', 'advocate_id', 'method', 'code', 'amount', 'currency', 'status', 'spent_claim_id', 'revoke_reason', 'created_at', 'issued_at', 'attempts', 'last_error', 'next_attempt_at');
   return rows.map((row) => ({
     ...issuedReward(row),
     advocate_id: Number(row.advocate_id),
@@ -95,6 +97,6 @@ export async function advocateIssues(db: Executor, brandId: string, advocateId: 
     .where({ brand_id: brandId, advocate_id: advocateId })
     .orderBy('issue_id', 'desc')
     .limit(limit)
-    .select('issue_id', 'method', 'code', 'amount', 'currency', 'status', 'spent_claim_id', 'created_at', 'issued_at');
+    .select('issue_id', 'method', 'code', 'amount', 'currency', 'status', 'spent_claim_id', 'revoke_reason', 'created_at', 'issued_at');
   return rows.map(issuedReward);
 }

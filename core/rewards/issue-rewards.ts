@@ -25,7 +25,7 @@ const CODE_SQL = `'RWD-' || upper(substr(md5(b.brand_id::text || ':' || s.advoca
 export const REWARD_CODE = /^RWD-[0-9A-F]{10}$/i;
 
 const ISSUE_SQL = `
-WITH b AS (SELECT brand_id, currency, fulfil_min_amount, reward_fulfilment FROM brands WHERE brand_id = ? AND reward_fulfilment IN ('coupon', 'store_credit')),
+WITH b AS (SELECT brand_id, currency, fulfil_min_amount, reward_fulfilment, reward_code_expiry_days FROM brands WHERE brand_id = ? AND reward_fulfilment IN ('coupon', 'store_credit')),
 s AS (
   SELECT l.advocate_id, sum(l.amount) AS amount
     FROM reward_ledger l JOIN b ON b.brand_id = l.brand_id
@@ -37,27 +37,35 @@ n AS (
     FROM s CROSS JOIN b WHERE s.amount > 0 AND s.amount >= b.fulfil_min_amount
 ),
 issue AS (
-  INSERT INTO reward_issues (brand_id, issue_id, advocate_id, amount, currency, code, method)
-  SELECT b.brand_id, n.issue_id, s.advocate_id, s.amount, b.currency, ${CODE_SQL}, CASE b.reward_fulfilment WHEN 'store_credit' THEN 'store_credit' ELSE 'code' END
+  INSERT INTO reward_issues (brand_id, issue_id, advocate_id, amount, currency, code, method, expires_at)
+  SELECT b.brand_id, n.issue_id, s.advocate_id, s.amount, b.currency, ${CODE_SQL}, CASE b.reward_fulfilment WHEN 'store_credit' THEN 'store_credit' ELSE 'code' END,
+         -- A code lasts the brand's reward_code_expiry_days; store credit does not expire here.
+         CASE WHEN b.reward_fulfilment = 'coupon' THEN now() + b.reward_code_expiry_days * interval '1 day' END
     FROM n JOIN s USING (advocate_id) CROSS JOIN b
   RETURNING brand_id, issue_id, advocate_id, amount, method
 )
 INSERT INTO reward_ledger (brand_id, advocate_id, issue_id, kind, amount, actor, reason)
-SELECT brand_id, advocate_id, issue_id, 'issued', -amount, 'system', CASE method WHEN 'store_credit' THEN 'issued as store credit' ELSE 'issued as a single-use code' END FROM issue`;
+SELECT brand_id, advocate_id, issue_id, 'issued', -amount, 'system', CASE method WHEN 'store_credit' THEN 'issued as store credit' ELSE 'issued as a single-use code' END FROM issue
+RETURNING issue_id`;
 
 /** Whether approved money of a brand with this fulfilment is handed out on the store (not paid by hand). */
 export function issuesOnStore(fulfilment: Brand['reward_fulfilment']): boolean {
   return fulfilment === 'coupon' || fulfilment === 'store_credit';
 }
 
-/** Issues the spendable money of these advocates of the brand that reached the brand's smallest code or credit; nothing for a `payout` brand. */
-export async function issueSpendable(trx: Executor, brand: Pick<Brand, 'brand_id' | 'reward_fulfilment'>, advocateIds: number[]): Promise<void> {
+/**
+ * Issues the spendable money of these advocates of the brand that reached the brand's smallest code
+ * or credit (a code lasting the brand's reward_code_expiry_days, if any); nothing for a `payout`
+ * brand. Returns the new issues' ids.
+ */
+export async function issueSpendable(trx: Executor, brand: Pick<Brand, 'brand_id' | 'reward_fulfilment'>, advocateIds: number[]): Promise<number[]> {
   const advocates = [...new Set(advocateIds)].sort((a, b) => a - b);
-  if (!issuesOnStore(brand.reward_fulfilment) || advocates.length === 0) return;
+  if (!issuesOnStore(brand.reward_fulfilment) || advocates.length === 0) return [];
   // One issue at a time per advocate: a concurrent approval waits here, then its statement (a new
   // snapshot) sees this one's `issued` entry. In id order, so two batches cannot wait on each other.
   await trx('advocates').where({ brand_id: brand.brand_id }).whereIn('advocate_id', advocates).orderBy('advocate_id').forUpdate().select('advocate_id');
-  await trx.raw(ISSUE_SQL, [brand.brand_id, advocates, [...SPENDABLE_KINDS]]);
+  const { rows } = await trx.raw(ISSUE_SQL, [brand.brand_id, advocates, [...SPENDABLE_KINDS]]);
+  return (rows as Array<{ issue_id: string }>).map((row) => Number(row.issue_id));
 }
 
 /** Rewards approved in one transaction, of any brands: each brand's advocates issued together. */

@@ -41,16 +41,29 @@ export interface IssuedOnPlatform {
 /**
  * The store has the issue's code (or its store credit): it is recorded issued, with how, and the advocate (reward_issued) and the
  * brand's systems (reward.issued) hear of it, in one transaction — never of a code the store does
- * not have yet. Whichever platform made it calls this.
+ * not have yet, nor of one marked to be taken back meanwhile. Whichever platform made it calls
+ * this. Returns whether it was recorded issued.
  */
-export async function recordIssued(db: Knex, issue: LeasedIssue, platform: IssuedOnPlatform): Promise<void> {
+export async function recordIssued(db: Knex, issue: LeasedIssue, platform: IssuedOnPlatform): Promise<boolean> {
   const method = platform.method ?? 'code';
-  await db.transaction(async (trx) => {
-    await trx('reward_issues')
-      .where({ brand_id: issue.brand_id, issue_id: issue.issue_id })
-      .update({ status: 'issued', method, platform_id: platform.id, issued_at: trx.fn.now(), last_error: null, lease_until: null, attempts: issue.attempts + 1 });
+  return db.transaction(async (trx) => {
+    const key = { brand_id: issue.brand_id, issue_id: issue.issue_id };
+    const made = { method, platform_id: platform.id, last_error: null, lease_until: null, attempts: issue.attempts + 1 };
+    const moved = await trx('reward_issues')
+      .where(key)
+      .whereIn('status', ['pending', 'failed'])
+      .update({ ...made, status: 'issued', issued_at: trx.fn.now() })
+      .returning('expires_at');
+    if (moved.length === 0) {
+      // Taken back while it was being made (a refund, its expiry): nobody hears of it; the worker's next pass removes it.
+      await trx('reward_issues').where(key).whereNull('platform_id').update(made);
+      return false;
+    }
     const ids = { issueId: Number(issue.issue_id), advocateId: Number(issue.advocate_id) };
-    await enqueueMail(trx, [rewardIssuedMail(issue.brand_id, { ...ids, amount: issue.amount, code: issue.code, method, noCustomerAccount: platform.noCustomerAccount })]);
+    const expiresAt: Date | null = moved[0].expires_at;
+    await enqueueMail(trx, [
+      rewardIssuedMail(issue.brand_id, { ...ids, amount: issue.amount, code: issue.code, method, noCustomerAccount: platform.noCustomerAccount, expiresAt: expiresAt && new Date(expiresAt).toISOString() }),
+    ]);
     const data: RewardIssuedData = {
       issue_id: ids.issueId,
       advocate_id: ids.advocateId,
@@ -62,5 +75,6 @@ export async function recordIssued(db: Knex, issue: LeasedIssue, platform: Issue
       platform_id: platform.id,
     };
     await emitWebhookEvents(trx, issue.brand_id, [{ type: 'reward.issued', data }]);
+    return true;
   });
 }

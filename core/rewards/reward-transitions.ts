@@ -2,13 +2,14 @@ import type { Knex } from 'knex';
 import { recordAudit } from '../audit/audit-log';
 import type { Brand, RewardFulfilment } from '../brands/brand';
 import { Invalid } from '../errors';
-import { type Actor, postEntries, reverseReward, rewardBalance, rewardSums } from '../ledger/reward-ledger';
+import { type Actor, postEntries, reverseReward, rewardSums } from '../ledger/reward-ledger';
 import { currencyExponent } from '../currency';
 import { enqueueMail } from '../mail/enqueue-mail';
 import { type RefundedOrder, rewardMail, rewardReversedMail } from '../mail/program-mail';
-import { type Minor, minorFromDecimal, toMinor } from '../money';
+import { type Minor, minorFromDecimal } from '../money';
 import { type RewardRow, type RewardView, isPaid, lockReward, lockRewardOfConversion, setRewardStatus, toRewardView } from './reward-records';
 import { issueApproved, issueSpendable } from './issue-rewards';
+import { owedAfterRevoking } from './revoke-issues';
 import { type RewardStatus, isHeld, nextStatus } from './reward-status';
 
 /**
@@ -169,7 +170,8 @@ export async function refundReward(trx: Knex.Transaction, brandId: string, refun
     await moveTo(trx, brandId, refund.exponent, row, 'voided', 'system', 'order refunded in full');
   }
   if (reversed === 0) return { reversed, owed: 0 };
-  const owed = toMinor((await rewardBalance(trx, brandId, advocateId)).owed, refund.exponent);
+  // What the advocate's unspent codes cannot cover stays owed (they are taken back: revoke-issues.ts).
+  const owed = await owedAfterRevoking(trx, brandId, advocateId, refund.exponent);
   if (row.status !== 'in_review') {
     await enqueueMail(trx, [rewardReversedMail({ brandId, advocateId, refundPk: refund.refundPk, amount: reversed, owed, exponent: refund.exponent }, refund.order)]);
   }

@@ -88,6 +88,7 @@ function brandSettingsFlags(flags: Parameters<Command['run']>[0]) {
     allow_pending_redemption: yesNoFlag(flags, 'allow-pending-redemption'),
     reward_fulfilment: choiceFlag(flags, 'reward-fulfilment', REWARD_FULFILMENTS),
     fulfil_min_amount: numberFlag(flags, 'fulfil-min-amount'),
+    reward_code_expiry_days: optionalFlag(flags, 'reward-code-expiry-days') === 'none' ? null : numberFlag(flags, 'reward-code-expiry-days', { integer: true }),
     fraud_self_referral: yesNoFlag(flags, 'fraud-self-referral'),
     fraud_velocity: yesNoFlag(flags, 'fraud-velocity'),
     fraud_disposable_email: yesNoFlag(flags, 'fraud-disposable-email'),
@@ -195,7 +196,7 @@ export const coreCommands: Record<string, Command> = {
       '[--referee-discount-type fixed|percentage|free_shipping] [--referee-discount-value V] [--referee-min-purchase V] ' +
       '[--referee-discount-cap V] [--referee-first-purchase-only yes|no] [--referee-individual-use yes|no] ' +
       '[--reward-type fixed|percentage] [--reward-value V] [--count-test-orders yes|no] ' +
-      '[--reward-hold-days N] [--allow-pending-redemption yes|no] [--reward-fulfilment payout|coupon|store_credit] [--fulfil-min-amount V] ' +
+      '[--reward-hold-days N] [--allow-pending-redemption yes|no] [--reward-fulfilment payout|coupon|store_credit] [--fulfil-min-amount V] [--reward-code-expiry-days N|none] ' +
       '[--fraud-self-referral yes|no] [--fraud-velocity yes|no] [--fraud-disposable-email yes|no] ' +
       '[--fraud-max-per-advocate-hour N] [--fraud-max-per-ip-day N] [--fraud-ip-window-days N] ' +
       `[--language ${LANGUAGES.join('|')}] [--sender-name NAME|none] [--store-url https://…|none] ` +

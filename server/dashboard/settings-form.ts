@@ -35,6 +35,12 @@ export const SETTING_SECTIONS: Array<{ title: string; fields: SettingField[] }> 
           'store_credit: approved money is added to the store credit of the advocate\'s customer account on your Shopify store, spent at checkout when they are signed in; an advocate with no customer account gets a code instead.',
       },
       { name: 'fulfil_min_amount', label: 'Smallest code or credit', kind: 'number', hint: 'With coupon or store_credit: approved money waits until it reaches this amount, then one code or credit carries all of it; 0: one for every approved reward.' },
+      {
+        name: 'reward_code_expiry_days',
+        label: 'Codes expire after (days)',
+        kind: 'optional-integer',
+        hint: `With coupon: an unused code is removed from your store after this many days and its money is issued again as a new code; empty: codes never expire (1 to ${MAX_SETTING_DAYS}).`,
+      },
     ],
   },
   {

@@ -28,6 +28,7 @@ const BEYOND: Array<[Record<string, unknown>, string]> = [
   [{ referee_discount_cap: 10.005 }, 'referee_discount_cap'],
   [{ fulfil_min_amount: 1e12 }, 'fulfil_min_amount'],
   [{ fulfil_min_amount: 10.005 }, 'fulfil_min_amount'],
+  [{ reward_code_expiry_days: 3651 }, 'reward_code_expiry_days'],
 ];
 
 describe('a program setting is bounded by what a program means', () => {

@@ -42,6 +42,7 @@ describe('the Admin GraphQL documents the connector sends', () => {
         'CreditReward',
         'RecentStoreCredits',
         'RewardCustomerByEmail',
+        'DeleteRewardCode',
       ]),
     );
   });

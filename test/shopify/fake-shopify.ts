@@ -257,7 +257,9 @@ export class FakeShopify {
       codeDiscountNode: ({ id }: { id: string }) => (discounts.some((d) => d.id === id) ? { id } : null),
       codeDiscountNodeByCode: ({ code }: { code: string }) => {
         const discount = discounts.find((d) => d.anchor.toLowerCase() === code.toLowerCase() || d.codes.has(code.toLowerCase()));
-        return discount ? { id: discount.id } : null;
+        if (!discount) return null;
+        const codeDiscount = { __typename: discount.kind === 'basic' ? 'DiscountCodeBasic' : 'DiscountCodeFreeShipping', asyncUsageCount: discount.uses ?? 0 };
+        return { id: discount.id, codeDiscount };
       },
       discountCodeBasicCreate: create('basic'),
       discountCodeBasicUpdate: update('basic'),
@@ -447,6 +449,8 @@ export interface FakeDiscount {
   anchor: string;
   input: Record<string, any>;
   codes: Map<string, { id: string; code: string }>;
+  /** Orders that used it (Shopify's asyncUsageCount); a test sets it when the store's checkout would. */
+  uses?: number;
 }
 
 export interface FakeStoreCreditTransaction {

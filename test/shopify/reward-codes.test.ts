@@ -79,7 +79,7 @@ describe("a coupon brand's approved reward becomes a single-use Shopify code", (
     // The advocate's own pages (GET /advocates/by-email: Medusa's /me; the Shopify app proxy page) list the code as on its way.
     const byEmail = () => context.app.http.get('/api/v1/advocates/by-email').query({ email: advocate.email }).set(brand.headers);
     expect((await byEmail()).body.data.reward_codes).toEqual([
-      { issue_id: Number(issue!.issue_id), code: issue!.code, amount: 10, currency: 'USD', state: 'on_its_way', created_at: expect.any(String), issued_at: null },
+      { issue_id: Number(issue!.issue_id), method: 'code', code: issue!.code, amount: 10, currency: 'USD', state: 'on_its_way', created_at: expect.any(String), issued_at: null },
     ]);
 
     expect(await issuePass(brand.brandId)).toBe(1);
