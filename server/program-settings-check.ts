@@ -1,7 +1,8 @@
-import { amountsInCurrency } from '../core/brands/amounts-in-currency';
+import { amountProblems } from '../core/brands/amounts-in-currency';
+import { Invalid } from '../core/errors';
 import type { Brand } from '../core/brands/brand';
 import type { Ctx } from './app-context';
-import { type brandPatchSchema, percentagesWithin } from './schemas/program-request';
+import { type brandPatchSchema, percentageProblems } from './schemas/program-request';
 import type { z } from 'zod';
 
 /**
@@ -11,9 +12,27 @@ import type { z } from 'zod';
  * core's Invalid naming the field.
  */
 export async function checkProgramSettings(ctx: Ctx, brand: Brand, patch: z.infer<typeof brandPatchSchema>): Promise<void> {
-  percentagesWithin(brand, patch);
-  amountsInCurrency(brand.currency, patch);
+  const [first] = await programSettingsProblems(ctx, brand, patch);
+  if (first) throw new Invalid(first);
+}
+
+/**
+ * All of those checks' refusals at once (a form shows every one beside its field), each a message
+ * starting with its field. The platforms are asked only about a change that passes the rest: what
+ * they can apply is a question about valid settings.
+ */
+export async function programSettingsProblems(ctx: Ctx, brand: Brand, patch: z.infer<typeof brandPatchSchema>): Promise<string[]> {
+  const problems = [...percentageProblems(brand, patch), ...amountProblems(brand.currency, patch)];
+  if (problems.length > 0) return problems;
   const { db, connectors } = ctx.app.context.deps;
   const next = { ...brand, ...patch } as Brand;
-  for (const connector of connectors ?? []) await connector.checkSettings?.(db, brand, next);
+  for (const connector of connectors ?? []) {
+    try {
+      await connector.checkSettings?.(db, brand, next);
+    } catch (error) {
+      if (!(error instanceof Invalid)) throw error;
+      problems.push(error.message);
+    }
+  }
+  return problems;
 }

@@ -123,20 +123,28 @@ export interface SettingsRefusal {
   values: Record<string, unknown>;
 }
 
-/** The posted form as a brand patch, checked by the brand schema; or, refused, every bad field's message. */
-export function parseSettingsForm(form: URLSearchParams): { patch: ReturnType<typeof brandPatchSchema.parse> } | { refusal: SettingsRefusal } {
+/** The brand patch of a form: what passed the schema (`patch`, to check further), and every bad field's message (`errors`). */
+export interface ParsedSettings {
+  patch: ReturnType<typeof brandPatchSchema.parse>;
+  errors: Record<string, string>;
+  values: Record<string, unknown>;
+}
+
+/** The posted form checked by the brand schema, field by field, so every bad field is named at once. */
+export function parseSettingsForm(form: URLSearchParams): ParsedSettings {
   const values = formValues(form);
-  const parsed = brandPatchSchema.safeParse(Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)));
-  const missing = FIELDS.filter((field) => values[field.name] === undefined).map((field) => [field.name, 'is required'] as const);
-  if (parsed.success && missing.length === 0) return { patch: parsed.data };
-  const errors: Record<string, string> = Object.fromEntries(missing.map(([name]) => [name, `${labelOf(name)} is required`]));
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      const field = String(issue.path[0] ?? 'name');
-      errors[field] ??= `${labelOf(field)} ${issueText(issue)}`;
-    }
+  const errors: Record<string, string> = {};
+  for (const field of FIELDS) if (values[field.name] === undefined) errors[field.name] = `${labelOf(field.name)} is required`;
+  const given = () => Object.fromEntries(Object.entries(values).filter(([name, value]) => value !== undefined && !(name in errors)));
+  const parsed = brandPatchSchema.safeParse(given());
+  if (parsed.success) return { patch: parsed.data, errors, values };
+  for (const issue of parsed.error.issues) {
+    const field = String(issue.path[0] ?? 'name');
+    errors[field] ??= `${labelOf(field)} ${issueText(issue)}`;
   }
-  return { refusal: { errors, values } };
+  // What is left passed the schema: the checks after it (a percentage, an amount in the currency) look at it too.
+  const rest = brandPatchSchema.safeParse(given());
+  return { patch: rest.success ? rest.data : {}, errors, values };
 }
 
 const labelOf = (name: string) => FIELDS.find((field) => field.name === name)?.label ?? name;
@@ -150,10 +158,24 @@ function issueText(issue: z.core.$ZodIssue): string {
   return issue.message.charAt(0).toLowerCase() + issue.message.slice(1);
 }
 
-/** A refusal from core after the schema (a percentage over 100): its message starts with the field it names. */
+/** A refusal in a merchant's words, with the field's label; the few rules a label alone does not explain say what they mean. */
+export function settingWords(field: string, problem: string): string {
+  if (/is a percentage and must be at most 100/.test(problem)) return field === 'reward_value' ? 'A percentage reward can be at most 100 %.' : 'A percentage off can be at most 100 %.';
+  return `${labelOf(field)}: ${problem}`;
+}
+
+/** Core's and the platforms' refusals (each message starts with the field it names) as form errors, beside their fields. */
+export function errorsOfProblems(problems: readonly string[]): Record<string, string> {
+  const errors: Record<string, string> = {};
+  for (const message of problems) {
+    const field = FIELDS.find((candidate) => message.startsWith(candidate.name))?.name ?? 'name';
+    errors[field] ??= settingWords(field, message.startsWith(field) ? message.slice(field.length).replace(/^[\s:]+/, '') : message);
+  }
+  return errors;
+}
+
+/** A refusal from core when saving (a CHECK the schema did not know): its message starts with the field it names. */
 export function refusalOfError(error: unknown, form: URLSearchParams): SettingsRefusal | null {
   if (!(error instanceof DomainError || error instanceof ZodError)) return null;
-  const field = FIELDS.find((candidate) => error.message.startsWith(candidate.name))?.name ?? 'name';
-  const values = formValues(form);
-  return { errors: { [field]: `${labelOf(field)}: ${error.message.startsWith(field) ? error.message.slice(field.length).replace(/^[\s:]+/, '') : error.message}` }, values };
+  return { errors: errorsOfProblems([error.message]), values: formValues(form) };
 }

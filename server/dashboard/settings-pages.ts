@@ -1,11 +1,11 @@
 import { inTransaction } from '../../core/db/transaction';
 import { changeSettings } from '../../core/program/merchant-changes';
 import type { Ctx } from '../app-context';
-import { checkProgramSettings } from '../program-settings-check';
+import { programSettingsProblems } from '../program-settings-check';
 import { checkCsrf } from './dashboard-session';
 import { seeOther } from './form-actions';
 import { renderPage } from './render-page';
-import { SETTING_SECTIONS, type SettingsRefusal, parseSettingsForm, refusalOfError } from './settings-form';
+import { SETTING_SECTIONS, type SettingsRefusal, errorsOfProblems, parseSettingsForm, refusalOfError } from './settings-form';
 
 /** GET /dashboard/settings: the program's settings, one form; a refused save comes back with each bad field's message beside it. */
 export function settingsPage(ctx: Ctx, refusal?: SettingsRefusal): void {
@@ -28,15 +28,19 @@ export function settingsPage(ctx: Ctx, refusal?: SettingsRefusal): void {
   );
 }
 
-/** POST /dashboard/settings: all fields checked by the brand schema, then saved in one change (the audit log keeps what moved). */
+/**
+ * POST /dashboard/settings: every field checked at once — by the brand schema, then what passed by
+ * the checks after it (percentages, amounts in the currency, what the platforms can apply) — and
+ * every refusal shown beside its field; with none, saved in one change (the audit log keeps what moved).
+ */
 export async function saveSettingsForm(ctx: Ctx, form: URLSearchParams): Promise<void> {
   checkCsrf(ctx, form);
-  const parsed = parseSettingsForm(form);
-  if ('refusal' in parsed) return settingsPage(ctx, parsed.refusal);
+  const { patch, errors, values } = parseSettingsForm(form);
   const viewer = ctx.state.viewer!;
+  const all = { ...errorsOfProblems(await programSettingsProblems(ctx, viewer.brand, patch)), ...errors };
+  if (Object.keys(all).length > 0) return settingsPage(ctx, { errors: all, values });
   try {
-    await checkProgramSettings(ctx, viewer.brand, parsed.patch);
-    await inTransaction(ctx.app.context.deps.db, (trx) => changeSettings(trx, viewer.brand.brand_id, parsed.patch, viewer.actor));
+    await inTransaction(ctx.app.context.deps.db, (trx) => changeSettings(trx, viewer.brand.brand_id, patch, viewer.actor));
   } catch (error) {
     const refusal = refusalOfError(error, form);
     if (!refusal) throw error;

@@ -41,7 +41,15 @@ export const brandPatchSchema = brandSettingsSchema
 
 /** A percentage reward or discount is at most 100, whichever of type and value the patch changes. */
 export function percentagesWithin(brand: Brand, patch: z.infer<typeof brandPatchSchema>): void {
+  const [first] = percentageProblems(brand, patch);
+  if (first) throw new Invalid(first);
+}
+
+/** Every percentage over 100 the change would leave, each a message starting with its field. */
+export function percentageProblems(brand: Brand, patch: z.infer<typeof brandPatchSchema>): string[] {
+  const problems: string[] = [];
   for (const [type, value] of [['reward_type', 'reward_value'], ['referee_discount_type', 'referee_discount_value']] as const) {
-    if ((patch[type] ?? brand[type]) === 'percentage' && (patch[value] ?? brand[value]) > 100) throw new Invalid(`${value} is a percentage and must be at most 100`);
+    if ((patch[type] ?? brand[type]) === 'percentage' && (patch[value] ?? brand[value]) > 100) problems.push(`${value} is a percentage and must be at most 100`);
   }
+  return problems;
 }

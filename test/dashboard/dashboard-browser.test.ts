@@ -160,7 +160,7 @@ describeInBrowser('the dashboard in a real browser (Chromium)', () => {
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download this table (CSV)' }).click()]);
     expect(download.suggestedFilename()).toMatch(/^products-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.csv$/);
     expect(fs.readFileSync((await download.path())!, 'utf8')).toBe(
-      'product,sku,names,orders,quantity,revenue,currency\r\nWool Socks,,Wool Socks,2,3,95.5,USD\r\nTEE-1,TEE-1,Trail T-shirt | Trail Tee,2,3,90,USD\r\nBTL-1,BTL-1,Water Bottle,1,1,60,USD\r\n',
+      'product,sku,names,orders,quantity,revenue,currency\r\nWool Socks,,Wool Socks,2,3,95.50,USD\r\nTEE-1,TEE-1,Trail T-shirt | Trail Tee,2,3,90.00,USD\r\nBTL-1,BTL-1,Water Bottle,1,1,60.00,USD\r\n',
     );
     await page.close();
   });

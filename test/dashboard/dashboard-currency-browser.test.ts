@@ -66,7 +66,7 @@ describeInBrowser('the dashboard in the brand\'s currency, in a real browser (Ch
     await page.waitForURL(/\/dashboard\/advocates\/\d+$/);
     expect(await cell(page, 'pending')).toBe('100 JPY');
     expect(await cell(page, 'approved')).toBe('1,280 JPY');
-    expect(await page.locator('tbody tr').first().innerText()).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\tApproved\t1,280\tapproved\t[^\t]+\t12,800 JPY\tcompleted$/);
+    expect(await page.locator('tbody tr').first().innerText()).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\tApproved\t1,280\tapproved\t[^\t]+\t12,800 JPY\tpaid$/);
     await shot(page, 'advocate-history-jpy-desktop');
     await page.close();
   });

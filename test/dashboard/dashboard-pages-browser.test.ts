@@ -63,7 +63,7 @@ describeInBrowser('the Reviews and outbound-webhooks pages, and the program emai
     expect(await cards.count()).toBe(2);
     expect(await cards.first().locator('h2').innerText()).toMatch(/^Review \d+ · order NW-2001 OPEN$/);
     expect(await cards.first().locator('[data-field="amount"]').innerText()).toBe('120.00 USD');
-    expect(await cards.first().innerText()).toContain('disposable_email: mailinator.com is a disposable email provider');
+    expect(await cards.first().innerText()).toContain('Disposable email address: mailinator.com is a disposable email provider');
     await shot(page, 'reviews-desktop');
 
     const first = cards.first();

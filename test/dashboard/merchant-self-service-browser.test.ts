@@ -90,7 +90,7 @@ describeInBrowser('merchant self-service in a real browser (Chromium): invited b
 
   it('the owner opens the invitation email, signs in, and sets a 15 % friend offer with a 50.00 minimum (an invalid value shown next to its field)', async () => {
     owner = await signInWith(await emailedLink(OWNER, /invited/));
-    await owner.getByRole('link', { name: 'Settings' }).click();
+    await owner.getByRole('link', { name: 'Settings', exact: true }).click();
     await owner.getByLabel('Offer type').selectOption('percentage');
     await owner.getByLabel(/^Offer value/).fill('fifteen');
     await owner.getByRole('button', { name: 'Save settings' }).click();
@@ -181,7 +181,7 @@ describeInBrowser('merchant self-service in a real browser (Chromium): invited b
     await owner.getByLabel('Role', { exact: true }).selectOption('viewer');
     await owner.getByRole('button', { name: 'Send invitation' }).click();
     const viewer = await signInWith(await emailedLink(VIEWER, /invited/));
-    await viewer.getByRole('link', { name: 'Settings' }).click();
+    await viewer.getByRole('link', { name: 'Settings', exact: true }).click();
     expect(await viewer.getByRole('button', { name: 'Save settings' }).count()).toBe(0);
     expect(await viewer.getByLabel(/^Offer value/).isDisabled()).toBe(true);
     const csrf = await viewer.locator('input[name="csrf_token"]').first().inputValue();

@@ -170,7 +170,7 @@ describe('program settings in the dashboard', () => {
     expect(bad.text).toContain('value="lots"');
     const over = await agent.post('/dashboard/settings').type('form').send({ ...form, csrf_token: csrf, referee_discount_type: 'percentage', referee_discount_value: '150' });
     expect(over.status).toBe(400);
-    expect(over.text).toContain('id="setting-referee_discount_value-error">Offer value: is a percentage and must be at most 100<');
+    expect(over.text).toContain('id="setting-referee_discount_value-error">A percentage off can be at most 100 %.<');
     expect((await getBrand(t.db, brand.brandId)).referee_discount_value).toBe(5);
     const saved = await agent.post('/dashboard/settings').type('form').send({ ...form, csrf_token: csrf, referee_discount_type: 'percentage', referee_discount_value: '15', referee_min_purchase: '50.00' });
     expect(saved.status).toBe(303);
@@ -181,6 +181,31 @@ describe('program settings in the dashboard', () => {
     expect(audit.text).toContain('referee_discount_value: 15');
     const unforged = await agent.post('/dashboard/settings').type('form').send({ ...form, referee_discount_value: '1' });
     expect(unforged.status).toBe(403);
+  });
+
+  it('shows every refused value at once, each beside its field — the schema\'s and the checks after it alike — and saves none', async () => {
+    // Issue 41: four bad values showed three errors; the fourth (a percentage over 100, checked after the schema) appeared only once the rest were fixed.
+    const { brand, agent, csrf } = await brandWithUser('admin', { referee_discount_type: 'fixed', referee_discount_value: 5 });
+    const form = settingsFormOf((await agent.get('/dashboard/settings')).text);
+    const before = await getBrand(t.db, brand.brandId);
+    const bad = await agent.post('/dashboard/settings').type('form').send({
+      ...form,
+      csrf_token: csrf,
+      referee_discount_type: 'percentage',
+      referee_discount_value: '150',
+      reward_hold_days: '-1',
+      attribution_window_days: 'soon',
+      referee_min_purchase: '10.001',
+    });
+    expect(bad.status).toBe(400);
+    const errors = [...bad.text.matchAll(/id="setting-([a-z_]+)-error">([^<]*)</g)].map((match) => [match[1], match[2]]);
+    expect(Object.fromEntries(errors)).toEqual({
+      referee_discount_value: 'A percentage off can be at most 100 %.',
+      reward_hold_days: expect.stringMatching(/must not be negative/),
+      attribution_window_days: expect.stringMatching(/must be a number/),
+      referee_min_purchase: expect.stringMatching(/whole number of cents/),
+    });
+    expect(await getBrand(t.db, brand.brandId)).toEqual(before);
   });
 });
 
