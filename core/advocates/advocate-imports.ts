@@ -26,6 +26,10 @@ export interface ImportRefusal {
   line: number;
   field: string;
   reason: string;
+  /** The line's email as written (what the merchant looks for), when it could be read. */
+  email?: string;
+  /** The refused value, or as much of an unreadable line as the parser read (at most 200 characters). */
+  value?: string;
 }
 
 export const IMPORT_STATUSES = ['queued', 'running', 'done', 'failed'] as const;
@@ -70,7 +74,8 @@ const toView = (row: ImportRecord): ImportView => ({
   total_rows: row.total_rows,
   done_rows: row.done_rows,
   created: row.created_count,
-  refused: parsed(row.refused),
+  // In file order: the upload's refusals and the worker's (emails taken) come apart.
+  refused: parsed(row.refused).sort((a, b) => a.line - b.line),
   send_welcome: row.send_welcome,
   created_by: row.created_by,
   created_at: new Date(row.created_at).toISOString(),
@@ -140,9 +145,9 @@ export async function createChunk(trx: Knex.Transaction, brandId: string, rows: 
   for (const row of rows) {
     const email = normalizeEmail(row.email);
     const code = row.code ? normalizeCode(row.code) : null;
-    if (takenEmails.has(email)) refused.push({ line: row.line, field: 'email', reason: `already an advocate (advocate ${takenEmails.get(email)})` });
-    else if (seenEmails.has(email)) refused.push({ line: row.line, field: 'email', reason: 'appears on an earlier line of this file' });
-    else if (code && takenCodes.has(code)) refused.push({ line: row.line, field: 'code', reason: `code ${row.code} is already in use` });
+    if (takenEmails.has(email)) refused.push({ line: row.line, field: 'email', reason: `already an advocate (advocate ${takenEmails.get(email)})`, email: row.email, value: row.email });
+    else if (seenEmails.has(email)) refused.push({ line: row.line, field: 'email', reason: 'appears on an earlier line of this file', email: row.email, value: row.email });
+    else if (code && takenCodes.has(code)) refused.push({ line: row.line, field: 'code', reason: `code ${row.code} is already in use`, email: row.email, value: row.code });
     else {
       fresh.push(row);
       seenEmails.add(email);

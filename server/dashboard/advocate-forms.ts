@@ -131,7 +131,9 @@ export async function importPage(ctx: Ctx, id: string): Promise<void> {
   if (ctx.query.format === 'csv') {
     return sendCsv(ctx, `import-${id}-refused`, [
       ['line', (r) => r.line],
+      ['email', (r) => r.email],
       ['field', (r) => r.field],
+      ['value', (r) => r.value],
       ['reason', (r) => r.reason],
     ], view.refused);
   }

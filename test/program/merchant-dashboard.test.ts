@@ -253,9 +253,27 @@ describe('advocates in the dashboard', () => {
     const done = await agent.get(page);
     expect(done.text).toContain('Done: 3 advocates created, 2 lines refused.');
     const refused = await agent.get(`${page}?format=csv`);
-    expect(refused.text).toContain('4,email,"must be an address that can receive mail, like friend@example.com"');
-    expect(refused.text).toContain(`5,email,already an advocate (advocate ${taken.advocateId})`);
+    expect(refused.text).toContain('4,not-an-address,email,not-an-address,"must be an address that can receive mail, like friend@example.com"');
+    expect(refused.text).toContain(`5,${taken.email},email,${taken.email},already an advocate (advocate ${taken.advocateId})`);
     expect(await t.db('advocates').where({ brand_id: brand.brandId })).toHaveLength(4);
+  });
+
+  it('refuses only the line it cannot read (a quote inside an unquoted value, a quote never closed) and imports the rest, listing refused lines in file order with the email and value', async () => {
+    // Issue 41: one malformed line refused the whole file.
+    const { brand, agent, csrf } = await brandWithUser('admin');
+    const [ann, bo, cy, di, ed] = ['ann', 'bo', 'cy', 'di', 'ed'].map(uniqueEmail);
+    const csv = ['email,first_name,last_name', `${ann},Ann,Lee`, `${bo},Bo "the" Bear,X`, `${cy},Cy,Z`, 'nope,Zed,', `${di},"Di,Q`, `${ed},Ed,F`].join('\n');
+    const uploaded = await agent.post('/dashboard/advocates/import').field('csrf_token', csrf).attach('file', Buffer.from(csv), 'quotes.csv');
+    expect(uploaded.status).toBe(303);
+    while ((await processImportChunk(t.db, { chunkSize: 10, brandId: brand.brandId })) > 0);
+    const page = await agent.get(uploaded.headers.location!);
+    expect(page.text).toContain('Done: 2 advocates created, 4 lines refused.');
+    const refused = (await agent.get(`${uploaded.headers.location!}?format=csv`)).text.split('\r\n').slice(1, -1);
+    expect(refused.map((line) => line.split(',').slice(0, 2).join(','))).toEqual([`3,${bo}`, '5,nope', `6,${di}`, `7,${ed}`]);
+    expect(refused[0]).toContain('a quote ("") inside a value');
+    expect(refused[2]).toContain('is never closed');
+    expect(page.text).toContain(`<td>${bo}</td><td>the whole line</td><td class="wrap">${bo},Bo &quot;the&quot;</td>`);
+    expect((await t.db('advocates').where({ brand_id: brand.brandId }).pluck('email')).sort()).toEqual([ann, cy].sort());
   });
 
   it('adds, edits and deactivates an advocate, each in the audit log', async () => {
