@@ -30,6 +30,7 @@ import * as settingBounds from './20261219_0028_setting_bounds';
 import * as rewardReversedEmail from './20261220_0029_reward_reversed_email';
 import * as rewardIssues from './20261221_0030_reward_issues';
 import * as rewardIssuedEvent from './20261222_0031_reward_issued_event';
+import * as medusaStores from './20261225_0034_medusa_stores';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -70,4 +71,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['20261220_0029_reward_reversed_email', rewardReversedEmail],
   ['20261221_0030_reward_issues', rewardIssues],
   ['20261222_0031_reward_issued_event', rewardIssuedEvent],
+  ['20261225_0034_medusa_stores', medusaStores],
 ];
