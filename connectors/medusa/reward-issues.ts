@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { NotFound, Conflict } from '../../core/errors';
+import { Conflict, NotFound } from '../../core/errors';
 import { amountFromDecimal } from '../../core/money';
 import { type LeasedIssue, recordIssued } from '../../core/rewards/record-issued';
 import { recordIssueFailed } from '../../core/rewards/record-issue-failed';
