@@ -32,6 +32,7 @@ import * as rewardIssues from './20261221_0030_reward_issues';
 import * as rewardIssuedEvent from './20261222_0031_reward_issued_event';
 import * as rewardIssueRevoke from './20261223_0032_reward_issue_revoke';
 import * as storeCredit from './20261224_0033_store_credit';
+import * as medusaStores from './20261225_0034_medusa_stores';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -74,4 +75,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['20261222_0031_reward_issued_event', rewardIssuedEvent],
   ['20261223_0032_reward_issue_revoke', rewardIssueRevoke],
   ['20261224_0033_store_credit', storeCredit],
+  ['20261225_0034_medusa_stores', medusaStores],
 ];

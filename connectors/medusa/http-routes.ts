@@ -3,16 +3,19 @@ import { inTransaction } from '../../core/db/transaction';
 import { type AppContext, type AppState, type Ctx, parseJsonObject, readRawBody } from '../../server/http';
 import { applyMedusaSnapshot } from './apply-snapshot';
 import { mapMedusaSnapshot } from './map-snapshot';
+import { rewardIssueRoutes } from './reward-issue-routes';
 import { parseMedusaSnapshot } from './snapshot-schema';
 import { verifyMedusaDelivery } from './verify-delivery';
 
 /**
  * POST /medusa/webhooks: order snapshots from the Medusa plugin, verified, then mapped to the same
- * core calls the REST API makes. Connector traffic is not rate limited per IP.
+ * core calls the REST API makes; /medusa/reward-issues: the reward codes it makes promotions of.
+ * Connector traffic is not rate limited per IP.
  */
 export function medusaRoutes(): Router<AppState, AppContext> {
   const router = new Router<AppState, AppContext>({ prefix: '/medusa' });
   router.post('/webhooks', readRawBody, verifyMedusaDelivery, receiveOrderSnapshot);
+  rewardIssueRoutes(router);
   return router;
 }
 

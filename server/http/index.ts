@@ -5,7 +5,7 @@
 export type { AppContext, AppState, Ctx, Middleware } from '../app-context';
 export { HttpError } from '../http-error';
 export { parseJsonObject, readRawBody } from '../middleware/json-body';
-export { UUID_PATTERN } from '../middleware/authenticate-api-key';
+export { UUID_PATTERN, authenticateApiKey } from '../middleware/authenticate-api-key';
 export { brandSignedBy } from '../middleware/brand-signed-by';
 export type { ConnectionSection, ConnectionTable, Connector, ConnectorDeps, ConnectorParts, DashboardParts, EmbeddedSession, Worker } from './connector';
 export { type CliEnv, type Command, flagsFirst } from '../cli/command';

@@ -1,6 +1,6 @@
 import type { SubscriberArgs, SubscriberConfig } from '@medusajs/framework';
 import type { MedusaResponse } from '@medusajs/framework/http';
-import type { MedusaContainer } from '@medusajs/framework/types';
+import type { CreatePromotionDTO, MedusaContainer } from '@medusajs/framework/types';
 import { InMemoryDeliveryStore } from './in-memory-delivery-store';
 import { type OrderState, orderGraph, paymentCollectionIdOf, paymentIdOf } from './order-graphs';
 
@@ -35,6 +35,10 @@ export class FakeMedusaContainer {
   storeCurrencies: Array<{ currency_code: string; is_default: boolean }> = [{ currency_code: 'eur', is_default: true }];
   /** Customers (Customer module), as `query.graph({ entity: 'customer', filters: { id } })` reads them. */
   readonly customers = new Map<string, { id: string; email: string; first_name: string | null; last_name: string | null; has_account: boolean }>();
+  /** Promotions (Promotion module) by code, as createPromotionsWorkflow (fakePromotionWorkflows) made them. */
+  readonly promotions = new Map<string, CreatePromotionDTO & { id: string; used: number }>();
+  /** Set: the promotion workflow refuses with this message, as Medusa refuses invalid data. */
+  refusePromotions: string | null = null;
   readonly queries: GraphQuery[] = [];
   readonly logs: Array<{ level: 'info' | 'warn' | 'error'; message: string }> = [];
 
@@ -59,7 +63,14 @@ export class FakeMedusaContainer {
       if (key === 'referrals') return this.deliveries;
       throw new Error(`the fake container has no ${key}`);
     };
-    return { resolve } as unknown as MedusaContainer;
+    const container = { resolve } as unknown as MedusaContainer;
+    owners.set(container, this);
+    return container;
+  }
+
+  /** The fake behind a container it handed out (the promotion workflow is given only the container). */
+  static of(container: MedusaContainer): FakeMedusaContainer {
+    return owners.get(container)!;
   }
 
   save(state: OrderState): void {
@@ -84,8 +95,14 @@ export class FakeMedusaContainer {
       return [{ id: 'store_01', name: 'Medusa Store', supported_currencies: this.storeCurrencies.map((currency, index) => ({ id: `stocur_${index}`, ...currency })) }];
     }
     if (query.entity === 'customer') {
+      const email = query.filters?.email;
+      if (email !== undefined) return [...this.customers.values()].filter((customer) => [email].flat().includes(customer.email));
       const customer = typeof id === 'string' ? this.customers.get(id) : undefined;
       return customer ? [customer] : [];
+    }
+    if (query.entity === 'promotion') {
+      const codes = [query.filters?.code].flat();
+      return [...this.promotions.values()].filter((promotion) => codes.includes(promotion.code));
     }
     if (query.entity === 'payment') {
       const order = [...this.orders.values()].find((state) => paymentIdOf(state.id) === id);
@@ -99,6 +116,29 @@ export class FakeMedusaContainer {
     throw new Error(`the fake query.graph knows no entity ${query.entity}`);
   }
 }
+
+const owners = new WeakMap<object, FakeMedusaContainer>();
+
+/**
+ * Medusa's promotion workflows (@medusajs/medusa/core-flows, not installed in this repository) as the
+ * plugin calls them, writing to the fake of the container they are run with: a test hands it to
+ * `jest.doMock('@medusajs/medusa/core-flows', () => fakePromotionWorkflows, { virtual: true })`.
+ */
+export const fakePromotionWorkflows = {
+  createPromotionsWorkflow: (container: MedusaContainer) => ({
+    async run({ input }: { input: { promotionsData: CreatePromotionDTO[] } }) {
+      const fake = FakeMedusaContainer.of(container);
+      if (fake.refusePromotions) throw new Error(fake.refusePromotions);
+      const result = input.promotionsData.map((data) => {
+        if (fake.promotions.has(data.code)) throw new Error(`Promotion with code: ${data.code}, already exists.`);
+        const promotion = { ...data, id: `promo_${fake.promotions.size + 1}_${data.code}`, used: 0 };
+        fake.promotions.set(data.code, promotion);
+        return promotion;
+      });
+      return { result };
+    },
+  }),
+};
 
 /** Keeps only the dotted field paths asked for; lists are projected element by element. */
 function project(source: unknown, fields: string[]): unknown {

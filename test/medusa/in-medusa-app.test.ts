@@ -70,7 +70,18 @@ beforeAll(async () => {
   medusa = await createMedusaApp({ serviceUrl: `http://127.0.0.1:${port}`, brandId: brand.brandId, apiKey: brand.apiKey });
   await medusa.start();
   await medusa.api.setUpCatalog();
+  // The plugin's first pull of reward codes (its job runs at start-up) links the store, which makes
+  // the brand hand rewards out as codes; the merchant switches back to payout, which the tests
+  // below expect (balances they read as approved money), and the reward-code test switches on again.
+  await eventually(async () => expect(await service.db('medusa_stores').where({ brand_id: brand.brandId })).toHaveLength(1));
+  expect((await service.db('brands').where({ brand_id: brand.brandId }).first()).reward_fulfilment).toBe('coupon');
+  await setFulfilment('payout');
 }, 300_000);
+
+async function setFulfilment(fulfilment: 'payout' | 'coupon'): Promise<void> {
+  const changed = await service.http.patch('/api/v1/brand').set({ 'X-API-Key': brand.apiKey, 'X-Brand-ID': brand.brandId }).send({ reward_fulfilment: fulfilment });
+  expect([changed.status, changed.body.data?.reward_fulfilment]).toEqual([200, fulfilment]);
+}
 
 afterAll(async () => {
   await medusa?.destroy();
@@ -209,6 +220,7 @@ describe('the plugin inside a real Medusa 2.21 store', () => {
       status: 'active',
       friends_referred: 0,
       rewards: { currency: 'EUR', held: 0, approved: 0, paid: 0, owed: 0 },
+      reward_codes: [],
     });
 
     // A friend orders with the code (a promotion once the plugin's sync ran) and pays: Mia's page shows it.
@@ -372,4 +384,60 @@ describe('the plugin inside a real Medusa 2.21 store', () => {
     await expectAllDelivered(order, 2);
     expect(await medusa.api.retryReferralDelivery(rejected.id)).toMatchObject({ status: 409, body: { type: 'conflict' } });
   }, 120_000);
+  it("makes an approved reward a promotion only the advocate's customer can use, once: their cart applies it, a second is refused, and the paid order records the advocate's claim", async () => {
+    await setFulfilment('coupon');
+    try {
+      // Ava has an account in the store and joins from the storefront; a friend's captured order with her code earns her 20.00.
+      const email = `ava-${Date.now()}@example.com`;
+      const token = await medusa.api.registerCustomer(email, 'ava-secret-123', 'Ava');
+      const code = (await medusa.api.referrals('POST', 'join', token, { consent: true })).body.referral_code as string;
+      const advocate = await service.db('advocates').where({ brand_id: brand.brandId, email_normalized: email }).first();
+      await medusa.api.syncReferralPromotions();
+      const referred = await medusa.api.placeOrder(`friend-of-ava-${Date.now()}@example.com`, code);
+      await medusa.api.capture(referred);
+      await expectConversion(referred, { status: 'completed', referrer_reward_paid: '20.00' });
+
+      // Approved at once (no hold): the plugin's job (every 10 s) makes its code a promotion and reports it.
+      const issue = await eventually(async () => {
+        const row = await service.db('reward_issues').where({ brand_id: brand.brandId, advocate_id: advocate.advocate_id }).first();
+        expect(row).toMatchObject({ status: 'issued', amount: '20.00', currency: 'EUR', platform_id: expect.stringMatching(/^promo_/) });
+        return row;
+      });
+      const customers = await medusa.db('customer').where({ email }).whereNull('deleted_at').select('id');
+      expect(customers).toHaveLength(1);
+      expect(await medusa.api.promotion(issue.code)).toMatchObject({
+        id: issue.platform_id,
+        code: issue.code,
+        status: 'active',
+        type: 'standard',
+        is_automatic: false,
+        limit: 1,
+        application_method: { type: 'fixed', target_type: 'order', allocation: 'across', value: 20, currency_code: 'eur' },
+        rules: [{ attribute: 'customer.id', operator: 'in', values: [expect.objectContaining({ value: customers[0].id })] }],
+      });
+      expect((await medusa.api.referrals('GET', 'me', token)).body.reward_codes).toEqual([
+        { issue_id: Number(issue.issue_id), code: issue.code, amount: 20, currency: 'EUR', state: 'ready', created_at: expect.any(String), issued_at: expect.any(String) },
+      ]);
+
+      // Another shopper with the code gets nothing; Ava's own cart gets 20.00 off.
+      expect(await medusa.api.cartWithCode(`stranger-${Date.now()}@example.com`, issue.code, 2)).toMatchObject({ discountTotal: 0, codes: [] });
+      expect(await medusa.api.cartWithCode(email, issue.code, 2, token)).toMatchObject({ discountTotal: 20, codes: [issue.code] });
+      const own = await medusa.api.placeOrder(email, issue.code, 2, token);
+      expect(await medusa.api.orderTotals(own)).toMatchObject({ total: 190 });
+      // Once: her second cart is refused the code.
+      expect(await medusa.api.cartWithCode(email, issue.code, 2, token)).toMatchObject({ discountTotal: 0, codes: [] });
+
+      // Paid: the order's snapshot carries the code, which the service records as Ava's own claim.
+      await medusa.api.capture(own);
+      const claim = await eventually(async () => {
+        const spent = await service.db('reward_issues').where({ brand_id: brand.brandId, issue_id: issue.issue_id }).first();
+        expect(spent.spent_claim_id).not.toBeNull();
+        return service.db('claims').where({ brand_id: brand.brandId, claim_id: spent.spent_claim_id }).first();
+      });
+      expect(claim).toMatchObject({ type: 'advocate', status: 'converted', order_id: own.orderId, email, referral_code: code });
+      expect((await medusa.api.referrals('GET', 'me', token)).body.reward_codes).toMatchObject([{ code: issue.code, state: 'used' }]);
+    } finally {
+      await setFulfilment('payout');
+    }
+  }, 150_000);
 });

@@ -39,8 +39,9 @@ export class MedusaStoreApi {
     return this.call(method, path, body, { authorization: `Bearer ${this.token}` });
   }
 
-  private store(method: string, path: string, body?: Json): Promise<Json> {
-    return this.call(method, path, body, { 'x-publishable-api-key': this.catalog!.publishableKey });
+  /** A store route, as a guest or (with their bearer token) as a logged-in customer. */
+  private store(method: string, path: string, body?: Json, customerToken?: string): Promise<Json> {
+    return this.call(method, path, body, { 'x-publishable-api-key': this.catalog!.publishableKey, ...(customerToken ? { authorization: `Bearer ${customerToken}` } : {}) });
   }
 
   async logIn(email: string, password: string): Promise<void> {
@@ -120,7 +121,7 @@ export class MedusaStoreApi {
 
   /** The promotion with this code, as Medusa's admin API shows it (null when there is none). */
   async promotion(code: string): Promise<Json | null> {
-    const fields = 'id,code,status,is_automatic,type,metadata,campaign_id,*application_method,*rules,*rules.values,*campaign,*campaign.budget';
+    const fields = 'id,code,status,is_automatic,type,limit,used,metadata,campaign_id,*application_method,*rules,*rules.values,*campaign,*campaign.budget';
     const { promotions } = await this.admin('GET', `/admin/promotions?code=${encodeURIComponent(code)}&fields=${fields}`);
     return (promotions as Json[]).find((promotion) => promotion.code === code) ?? null;
   }
@@ -128,34 +129,39 @@ export class MedusaStoreApi {
   /**
    * A shopper's cart of `quantity` tees to which the code is applied (POST /store/carts/:id/promotions):
    * the discount it got and the codes the cart kept (Medusa may also refuse the code: `refused`).
+   * With a customer's token, the cart is that logged-in customer's.
    */
-  async cartWithCode(email: string, code: string, quantity: number): Promise<{ discountTotal: number; codes: string[]; refused: string | null }> {
+  async cartWithCode(email: string, code: string, quantity: number, customerToken?: string): Promise<{ discountTotal: number; codes: string[]; refused: string | null }> {
     const catalog = this.catalog!;
-    const { cart } = await this.store('POST', '/store/carts', { region_id: catalog.regionId, sales_channel_id: catalog.salesChannelId, email });
-    await this.store('POST', `/store/carts/${cart.id}/line-items`, { variant_id: catalog.variantId, quantity });
+    const { cart } = await this.store('POST', '/store/carts', { region_id: catalog.regionId, sales_channel_id: catalog.salesChannelId, email }, customerToken);
+    await this.store('POST', `/store/carts/${cart.id}/line-items`, { variant_id: catalog.variantId, quantity }, customerToken);
     let refused: string | null = null;
     try {
-      await this.store('POST', `/store/carts/${cart.id}/promotions`, { promo_codes: [code] });
+      await this.store('POST', `/store/carts/${cart.id}/promotions`, { promo_codes: [code] }, customerToken);
     } catch (error) {
       refused = (error as Error).message;
     }
-    const { cart: after } = await this.store('GET', `/store/carts/${cart.id}?fields=id,discount_total,*promotions`);
+    const { cart: after } = await this.store('GET', `/store/carts/${cart.id}?fields=id,discount_total,*promotions`, undefined, customerToken);
     return { discountTotal: Number(after.discount_total ?? 0), codes: (after.promotions ?? []).map((promotion: Json) => promotion.code), refused };
   }
 
-  /** A shopper buys `quantity` tees with the code and pays with the system provider (authorized, not captured). */
-  async placeOrder(email: string, code: string | null, quantity = 2): Promise<PlacedOrder> {
+  /**
+   * A shopper buys `quantity` tees with the code and pays with the system provider (authorized, not
+   * captured); with a customer's token, as that logged-in customer.
+   */
+  async placeOrder(email: string, code: string | null, quantity = 2, customerToken?: string): Promise<PlacedOrder> {
     const catalog = this.catalog!;
-    const { cart } = await this.store('POST', '/store/carts', { region_id: catalog.regionId, sales_channel_id: catalog.salesChannelId, email });
-    await this.store('POST', `/store/carts/${cart.id}/line-items`, { variant_id: catalog.variantId, quantity });
+    const store = (method: string, path: string, body?: Json) => this.store(method, path, body, customerToken);
+    const { cart } = await store('POST', '/store/carts', { region_id: catalog.regionId, sales_channel_id: catalog.salesChannelId, email });
+    await store('POST', `/store/carts/${cart.id}/line-items`, { variant_id: catalog.variantId, quantity });
     const address = { first_name: 'Bea', last_name: 'Buyer', address_1: 'Hauptstr. 1', city: 'Berlin', postal_code: '10115', country_code: 'de' };
-    await this.store('POST', `/store/carts/${cart.id}`, { shipping_address: address, billing_address: address });
-    if (code) await this.store('POST', `/store/carts/${cart.id}/promotions`, { promo_codes: [code] });
-    const { shipping_options } = await this.store('GET', `/store/shipping-options?cart_id=${cart.id}`);
-    await this.store('POST', `/store/carts/${cart.id}/shipping-methods`, { option_id: shipping_options[0].id });
-    const { payment_collection } = await this.store('POST', '/store/payment-collections', { cart_id: cart.id });
-    await this.store('POST', `/store/payment-collections/${payment_collection.id}/payment-sessions`, { provider_id: 'pp_system_default' });
-    const completed = await this.store('POST', `/store/carts/${cart.id}/complete`);
+    await store('POST', `/store/carts/${cart.id}`, { shipping_address: address, billing_address: address });
+    if (code) await store('POST', `/store/carts/${cart.id}/promotions`, { promo_codes: [code] });
+    const { shipping_options } = await store('GET', `/store/shipping-options?cart_id=${cart.id}`);
+    await store('POST', `/store/carts/${cart.id}/shipping-methods`, { option_id: shipping_options[0].id });
+    const { payment_collection } = await store('POST', '/store/payment-collections', { cart_id: cart.id });
+    await store('POST', `/store/payment-collections/${payment_collection.id}/payment-sessions`, { provider_id: 'pp_system_default' });
+    const completed = await store('POST', `/store/carts/${cart.id}/complete`);
     if (completed.type !== 'order') throw new Error(`the cart did not become an order: ${JSON.stringify(completed).slice(0, 500)}`);
     const { order } = await this.admin('GET', `/admin/orders/${completed.order.id}?fields=id,total,*payment_collections.payments`);
     return { orderId: order.id, paymentId: order.payment_collections[0].payments[0].id };

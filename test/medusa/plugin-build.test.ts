@@ -41,7 +41,7 @@ describe('the Medusa plugin build', () => {
     ]);
   });
 
-  it('ships a module named referrals (where Medusa hands the plugin options), its migrations, the re-sending job and the promotion sync job', async () => {
+  it('ships a module named referrals (where Medusa hands the plugin options), its migrations, the re-sending job, the promotion sync job and the reward codes job', async () => {
     const built = path.join(pluginDir, '.medusa/server/src');
     const module = require(path.join(built, 'modules/referrals/index.js')).default;
     expect(module.service.name).toBe('ReferralsModuleService');
@@ -49,6 +49,7 @@ describe('the Medusa plugin build', () => {
     expect(fs.readdirSync(path.join(built, 'modules/referrals/migrations')).filter((file) => file.endsWith('.js'))).toEqual(['Migration20261123170000.js', 'Migration20261214120000.js']);
     expect(require(path.join(built, 'jobs/send-pending-referral-deliveries.js')).config).toMatchObject({ name: 'referrals-send-pending-deliveries' });
     expect(require(path.join(built, 'jobs/sync-referral-promotions.js')).config).toMatchObject({ name: 'referrals-sync-promotions', schedule: { interval: 60_000 } });
+    expect(require(path.join(built, 'jobs/issue-reward-codes.js')).config).toMatchObject({ name: 'referrals-issue-reward-codes', schedule: { interval: 10_000 } });
   });
 
   it('serves its admin and store routes where Medusa’s file-based router puts them, the admin ones behind Medusa’s admin authentication', async () => {

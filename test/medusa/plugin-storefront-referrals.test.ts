@@ -106,7 +106,7 @@ describe('GET /store/referrals/me (myReferrals)', () => {
     const code = joined.body.referral_code as string;
     expect(await myReferrals(store.deps, store.customerId)).toEqual({
       status: 200,
-      body: { referral_code: code, share_link: joined.body.share_link, status: 'active', friends_referred: 0, rewards: { currency: 'USD', held: 0, approved: 0, paid: 0, owed: 0 } },
+      body: { referral_code: code, share_link: joined.body.share_link, status: 'active', friends_referred: 0, rewards: { currency: 'USD', held: 0, approved: 0, paid: 0, owed: 0 }, reward_codes: [] },
     });
 
     const refunded = await friendOrders(store.brand, code, 120);

@@ -130,8 +130,8 @@ export async function joinReferralProgram(deps: StorefrontDeps, customerId: stri
 
 /**
  * GET /store/referrals/me: the logged-in customer's own figures, found by their Medusa email: their
- * code, share link, friends referred and rewards by status (held, approved, paid, and owed, in the brand's
- * currency). 404 when they have not joined.
+ * code, share link, friends referred, rewards by status (held, approved, paid, and owed, in the brand's
+ * currency) and reward codes (on_its_way, ready, used). 404 when they have not joined.
  */
 export async function myReferrals(deps: StorefrontDeps, customerId: string): Promise<StorefrontAnswer> {
   const customer = await readCustomer(deps.query, customerId);
@@ -160,6 +160,21 @@ export async function myReferrals(deps: StorefrontDeps, customerId: string): Pro
         // Owed from refunded orders (the service's one figure), taken from the next rewards.
         owed: Number(rewards.owed ?? 0),
       },
+      reward_codes: rewardCodesOf(data.reward_codes),
     },
   };
+}
+
+/** The advocate's reward codes as the service lists them (newest first): what to enter at checkout, and whether it is ready or used. */
+function rewardCodesOf(listed: unknown): Array<Record<string, unknown>> {
+  if (!Array.isArray(listed)) return [];
+  return listed.map((entry: Record<string, unknown>) => ({
+    issue_id: entry.issue_id,
+    code: entry.code,
+    amount: Number(entry.amount ?? 0),
+    currency: entry.currency,
+    state: entry.state,
+    created_at: entry.created_at,
+    issued_at: entry.issued_at ?? null,
+  }));
 }

@@ -1,0 +1,34 @@
+import type { ReferralPluginOptions } from './plugin-options';
+import type { RewardIssue, RewardIssueService } from './reward-codes';
+
+/** Issues one pull asks for: a run makes at most this many promotions. */
+const PULL_LIMIT = 10;
+
+/** The referral service's reward issues over HTTP with the plugin's key (X-API-Key, X-Brand-ID), as it reads the brand. */
+export function rewardIssueClient(options: Pick<ReferralPluginOptions, 'serviceUrl' | 'brandId' | 'apiKey' | 'requestTimeoutMs'>): RewardIssueService {
+  const call = async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; data: unknown }> => {
+    const url = `${options.serviceUrl}${path}`;
+    const response = await fetch(url, {
+      method,
+      headers: { Accept: 'application/json', 'Content-Type': 'application/json', 'X-API-Key': options.apiKey, 'X-Brand-ID': options.brandId },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(options.requestTimeoutMs),
+    });
+    const text = await response.text();
+    // 409 to a failure report: the issue was issued meanwhile, which is what the report wanted to know.
+    if (!response.ok && response.status !== 409) throw new Error(`${method} ${url} answered ${response.status}: ${text.slice(0, 200)}`);
+    return { status: response.status, data: text ? (JSON.parse(text) as { data?: unknown }).data : null };
+  };
+  return {
+    async pull() {
+      const { data } = await call('GET', `/medusa/reward-issues?limit=${PULL_LIMIT}`);
+      return (Array.isArray(data) ? data : []) as RewardIssue[];
+    },
+    async issued(issueId, promotionId) {
+      await call('POST', `/medusa/reward-issues/${issueId}/issued`, { promotion_id: promotionId });
+    },
+    async failed(issueId, reason) {
+      await call('POST', `/medusa/reward-issues/${issueId}/failed`, { reason: reason.slice(0, 2000) });
+    },
+  };
+}

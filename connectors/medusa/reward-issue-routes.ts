@@ -1,0 +1,53 @@
+import type Router from '@koa/router';
+import { z } from 'zod';
+import { type AppContext, type AppState, type Ctx, authenticateApiKey, parseJsonObject, readRawBody } from '../../server/http';
+import { pullRewardIssues, reportFailed, reportIssued } from './reward-issues';
+
+/** Issues one pull leases, unless it asks for fewer: each costs the plugin a few workflow calls. */
+const DEFAULT_PULL = 10;
+const MAX_PULL = 50;
+
+const pullQuerySchema = z.object({
+  limit: z
+    .string()
+    .regex(/^\d+$/, { error: `must be an integer from 1 to ${MAX_PULL}` })
+    .transform(Number)
+    .refine((limit) => limit >= 1 && limit <= MAX_PULL, { error: `must be an integer from 1 to ${MAX_PULL}` })
+    .optional(),
+});
+const issuePathSchema = z.object({ id: z.string().regex(/^[1-9]\d{0,15}$/, { error: 'must be a positive integer reward issue id' }).transform(Number) });
+const issuedSchema = z.object({ promotion_id: z.string({ error: 'is required: the id of the Medusa promotion made for the code' }).trim().min(1).max(200) });
+const failedSchema = z.object({ reason: z.string({ error: "is required: Medusa's reason, as the merchant will read it" }).trim().min(1).max(2000) });
+
+type IssueCtx = Ctx & { params: Record<string, string> };
+
+/**
+ * The plugin's reward codes (docs/merchants/medusa.md "Reward codes"), with the brand's secret key
+ * (X-API-Key + X-Brand-ID), as the plugin reads the brand: GET /medusa/reward-issues leases the due
+ * issues, POST …/{id}/issued and …/{id}/failed report what Medusa did with each.
+ */
+export function rewardIssueRoutes(router: Router<AppState, AppContext>): void {
+  router.get('/reward-issues', authenticateApiKey, pullRoute);
+  router.post('/reward-issues/:id/issued', readRawBody, authenticateApiKey, issuedRoute);
+  router.post('/reward-issues/:id/failed', readRawBody, authenticateApiKey, failedRoute);
+}
+
+/** 200 with the leased issues (none: an empty list); the first pull links the brand's store. */
+async function pullRoute(ctx: Ctx): Promise<void> {
+  const { limit } = pullQuerySchema.parse(ctx.query);
+  ctx.body = { success: true, data: await pullRewardIssues(ctx.app.context.deps.db, ctx.state.brand!.brand_id, limit ?? DEFAULT_PULL) };
+}
+
+/** 200 with the issue issued; again → the same with duplicate: true. 404 an issue of no such id. */
+async function issuedRoute(ctx: IssueCtx): Promise<void> {
+  const { id } = issuePathSchema.parse(ctx.params);
+  const { promotion_id } = issuedSchema.parse(parseJsonObject(ctx.state.rawBody));
+  ctx.body = { success: true, data: await reportIssued(ctx.app.context.deps.db, ctx.state.brand!.brand_id, id, promotion_id) };
+}
+
+/** 200 with the issue failed and its attempts; 409 when it is issued already. */
+async function failedRoute(ctx: IssueCtx): Promise<void> {
+  const { id } = issuePathSchema.parse(ctx.params);
+  const { reason } = failedSchema.parse(parseJsonObject(ctx.state.rawBody));
+  ctx.body = { success: true, data: await reportFailed(ctx.app.context.deps.db, ctx.state.brand!.brand_id, id, reason) };
+}
