@@ -5,6 +5,7 @@ import { inTransaction } from '../../core/db/transaction';
 import { Invalid } from '../../core/errors';
 import { addAdvocate, addAdvocateCode, changeAdvocateStatus, editAdvocate } from '../../core/program/merchant-changes';
 import type { Ctx } from '../app-context';
+import { requireConfirmation } from './confirmation';
 import { addCodeSchema, createAdvocateSchema, updateAdvocateSchema } from '../schemas/advocate-request';
 import { MAX_IMPORT_BYTES, MAX_IMPORT_ROWS, readAdvocatesCsv } from './advocate-import';
 import { sendCsv } from './csv-export';
@@ -95,6 +96,7 @@ export async function changeAdvocateForm(ctx: Ctx, id: string, action: 'edit' | 
         done = 'code_added';
         code = advocate.referral_codes.find((stored) => stored.toUpperCase() === added.code.toUpperCase()) ?? added.code;
       } else {
+        if (action === 'deactivate') requireConfirmation(form, 'Yes, deactivate');
         const status = action === 'deactivate' ? 'deactivated' : 'active';
         await inTransaction(db, (trx) => changeAdvocateStatus(trx, brandId, advocateId, status, viewer.actor));
         done = action === 'deactivate' ? 'deactivated' : 'reactivated';

@@ -3,6 +3,7 @@ import { listApiKeys } from '../../core/brands/api-keys';
 import { inTransaction } from '../../core/db/transaction';
 import { issueApiKey, withdrawApiKey } from '../../core/program/merchant-changes';
 import type { Ctx } from '../app-context';
+import { requireConfirmation } from './confirmation';
 import { UUID_PATTERN } from '../middleware/authenticate-api-key';
 import { createApiKeySchema } from '../schemas/program-request';
 import { runForm, seeOther } from './form-actions';
@@ -60,6 +61,7 @@ export async function revokeKeyForm(ctx: Ctx, keyId: string, form: URLSearchPara
     form,
     async () => {
       if (!UUID_PATTERN.test(keyId)) throw new z.ZodError([{ code: 'custom', path: ['key'], message: 'key must be a key id', input: keyId }]);
+      requireConfirmation(form, 'Yes, revoke this key');
       const viewer = ctx.state.viewer!;
       const key = await inTransaction(ctx.app.context.deps.db, (trx) => withdrawApiKey(trx, viewer.brand.brand_id, keyId, viewer.actor));
       seeOther(ctx, PAGE, { revoked: key.key_id });

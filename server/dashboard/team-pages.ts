@@ -5,6 +5,7 @@ import { listAudit } from '../../core/audit/audit-log';
 import { endSessions, listSessions } from '../../core/dashboard/dashboard-sessions';
 import { inTransaction } from '../../core/db/transaction';
 import type { Ctx } from '../app-context';
+import { requireConfirmation } from './confirmation';
 import { publicUrlOf } from '../config';
 import { mailbox } from '../schemas/fields';
 import { sendCsv } from './csv-export';
@@ -71,6 +72,7 @@ export async function changeUserForm(ctx: Ctx, id: string, action: 'role' | 'rem
         const user = await inTransaction(db, (trx) => changeRole(trx, brandId, userId, role, actorOf(ctx)));
         seeOther(ctx, '/dashboard/team', { done: 'role_changed', user: user.user_id });
       } else {
+        requireConfirmation(form, 'Yes, remove this user');
         await inTransaction(db, (trx) => removeUser(trx, brandId, userId, actorOf(ctx)));
         seeOther(ctx, '/dashboard/team', { done: 'removed' });
       }

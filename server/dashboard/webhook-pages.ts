@@ -1,9 +1,10 @@
 import { inTransaction } from '../../core/db/transaction';
-import { Invalid, NotFound } from '../../core/errors';
+import { NotFound } from '../../core/errors';
 import { type WebhookDeliveryView, getWebhookDelivery, listWebhookDeliveries, replayWebhookDelivery } from '../../core/webhooks/deliveries';
 import { type WebhookEndpointView, createWebhookEndpoint, enableWebhookEndpoint, getWebhookEndpoint, listWebhookEndpoints, removeWebhookEndpoint } from '../../core/webhooks/endpoints';
 import { WEBHOOK_EVENT_TYPES } from '../../core/webhooks/event-types';
 import type { Ctx } from '../app-context';
+import { requireConfirmation } from './confirmation';
 import type { ConnectorParts } from '../http/connector';
 import { parseDeliveryId, webhookEndpointRequestSchema } from '../schemas/webhook-endpoint-request';
 import { testWebhookEndpoint } from '../webhooks/deliver-webhooks';
@@ -161,7 +162,7 @@ export async function endpointForm(ctx: Ctx, endpointId: string, action: 'test' 
         return seeOther(ctx, endpointPath(endpointId), { done: 'enabled' });
       }
       if (action === 'remove') {
-        if (form.get('confirm') !== 'yes') throw new Invalid('confirm: tick “Yes, remove this endpoint and its delivery log” to remove it');
+        requireConfirmation(form, 'Yes, remove this endpoint and its delivery log');
         await inTransaction(db, (trx) => removeWebhookEndpoint(trx, brandId, endpointId, actor));
         return seeOther(ctx, '/dashboard/connections', { done: 'removed' });
       }

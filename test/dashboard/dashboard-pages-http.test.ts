@@ -350,7 +350,7 @@ describe('Connections → Outbound webhooks', () => {
     const path = `/dashboard/connections/webhooks/${endpoint.endpoint_id}`;
     const unconfirmed = await agent.post(`${path}/remove`).type('form').send({ csrf_token: csrf });
     expect(unconfirmed.status).toBe(400);
-    expect(unconfirmed.text).toContain('confirm: tick “Yes, remove this endpoint and its delivery log” to remove it');
+    expect(unconfirmed.text).toContain('confirm: tick “Yes, remove this endpoint and its delivery log” to go ahead; nothing was changed');
     expect(await endpointsOf(brand.brandId)).toHaveLength(1);
     const removed = await agent.post(`${path}/remove`).type('form').send({ csrf_token: csrf, confirm: 'yes' });
     expect(removed.status).toBe(303);

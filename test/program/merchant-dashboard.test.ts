@@ -143,6 +143,18 @@ describe('roles, enforced on every form', () => {
     expect(await t.db('api_keys').where({ brand_id: brand.brandId })).toHaveLength(1);
   });
 
+  it('removes a user only once the confirmation box is ticked', async () => {
+    const { brand, operator } = await brandWithUser('viewer');
+    const team = await operator.get('/dashboard/team');
+    const user = await t.db('merchant_users').where({ brand_id: brand.brandId }).first();
+    const unconfirmed = await operator.post(`/dashboard/team/${user.user_id}/remove`).type('form').send({ csrf_token: csrfTokenOf(team.text) });
+    expect(unconfirmed.status).toBe(400);
+    expect(await t.db('merchant_users').where({ brand_id: brand.brandId, user_id: user.user_id }).first()).toBeDefined();
+    const removed = await operator.post(`/dashboard/team/${user.user_id}/remove`).type('form').send({ csrf_token: csrfTokenOf(team.text), confirm: 'yes' });
+    expect(removed.status).toBe(303);
+    expect(await t.db('merchant_users').where({ brand_id: brand.brandId, user_id: user.user_id }).first()).toBeUndefined();
+  });
+
   it('lets an admin invite admins and viewers but not owners, and keeps the last owner', async () => {
     const { brand, agent, csrf, operator } = await brandWithUser('admin');
     const owner = await agent.post('/dashboard/team/invite').type('form').send({ csrf_token: csrf, email: uniqueEmail('o'), role: 'owner' });
@@ -220,7 +232,12 @@ describe('API keys in the dashboard', () => {
     const headers = { 'X-API-Key': key, 'X-Brand-ID': brand.brandId };
     expect((await t.http.get('/api/v1/brand').set(headers)).status).toBe(200);
     const keyId = created.headers.location!.match(/created=([0-9a-f-]+)/)![1]!;
-    expect((await agent.post(`/dashboard/keys/${keyId}/revoke`).type('form').send({ csrf_token: csrf })).status).toBe(303);
+    // Issue 41: a click alone does not revoke; the confirmation box is required (by the browser, and here by the server).
+    const unconfirmed = await agent.post(`/dashboard/keys/${keyId}/revoke`).type('form').send({ csrf_token: csrf });
+    expect([unconfirmed.status, unconfirmed.text.includes('tick “Yes, revoke this key”')]).toEqual([400, true]);
+    expect((await t.http.get('/api/v1/brand').set(headers)).status).toBe(200);
+    expect((await agent.get('/dashboard/keys')).text).toMatch(/<input type="checkbox" name="confirm" value="yes" required> Yes, revoke /);
+    expect((await agent.post(`/dashboard/keys/${keyId}/revoke`).type('form').send({ csrf_token: csrf, confirm: 'yes' })).status).toBe(303);
     expect((await t.http.get('/api/v1/brand').set(headers)).status).toBe(401);
   });
 });
@@ -284,7 +301,8 @@ describe('advocates in the dashboard', () => {
     const page = await agent.get(added.headers.location!);
     expect(page.text).toContain(`https://shop.example.com/?ref=ZOE${counter}`);
     const id = added.headers.location!.match(/advocates\/(\d+)/)![1];
-    expect((await agent.post(`/dashboard/advocates/${id}/deactivate`).type('form').send({ csrf_token: csrf })).status).toBe(303);
+    expect((await agent.post(`/dashboard/advocates/${id}/deactivate`).type('form').send({ csrf_token: csrf })).status).toBe(400);
+    expect((await agent.post(`/dashboard/advocates/${id}/deactivate`).type('form').send({ csrf_token: csrf, confirm: 'yes' })).status).toBe(303);
     const order = await t.http.post('/api/v1/track/conversion').set(brand.headers).send({ email: uniqueEmail('f'), order_id: uniqueOrderId(), order_value: 50, referral_code: `ZOE${counter}` });
     expect(order.status).toBe(404);
     const taken = await agent.post('/dashboard/advocates').type('form').send({ csrf_token: csrf, email, first_name: 'Zoe' });
