@@ -118,3 +118,21 @@ export async function activeKeySecrets(db: Executor, brandId: string, encryption
     .whereNot('key_prefix', 'like', 'pk\\_%');
   return rows.map((row) => decryptSecret(row.key_encrypted, encryptionSecret));
 }
+
+/** An active publishable key in full: public by design (it sits in the store's pages), so the merchant may see it any time. */
+export interface PublishableKey {
+  key_id: string;
+  label: string | null;
+  api_key: string;
+}
+
+/** The brand's active publishable keys, oldest first, in full. */
+export async function publishableKeys(db: Executor, brandId: string, encryptionSecret: string): Promise<PublishableKey[]> {
+  const rows: Array<Pick<ApiKeyRow, 'key_id' | 'label' | 'key_encrypted'>> = await db('api_keys')
+    .select('key_id', 'label', 'key_encrypted')
+    .where({ brand_id: brandId })
+    .whereNull('revoked_at')
+    .where('key_prefix', 'like', 'pk\\_%')
+    .orderBy('created_at');
+  return rows.map((row) => ({ key_id: row.key_id, label: row.label, api_key: decryptSecret(row.key_encrypted, encryptionSecret) }));
+}

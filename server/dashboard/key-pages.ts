@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { listApiKeys } from '../../core/brands/api-keys';
+import { listApiKeys, publishableKeys } from '../../core/brands/api-keys';
 import { inTransaction } from '../../core/db/transaction';
 import { issueApiKey, withdrawApiKey } from '../../core/program/merchant-changes';
 import type { Ctx } from '../app-context';
+import { publicUrlOf } from '../config';
 import { requireConfirmation } from './confirmation';
 import { UUID_PATTERN } from '../middleware/authenticate-api-key';
 import { createApiKeySchema } from '../schemas/program-request';
@@ -25,11 +26,17 @@ export async function keysPage(ctx: Ctx, answer: { refusal?: { status: number; m
   const { brand } = ctx.state.viewer!;
   const notice = noticeSchema.parse(ctx.query);
   const created = shown ?? takeFlashedSecret(ctx, brand.brand_id, notice.created, PAGE);
-  const keys = await listApiKeys(ctx.app.context.deps.db, brand.brand_id);
+  const { db, config } = ctx.app.context.deps;
+  const keys = await listApiKeys(db, brand.brand_id);
+  // The storefront's keys are public: shown in full, each with the tag to paste into the store's pages.
+  const storefront = (await publishableKeys(db, brand.brand_id, config.keyEncryptionSecret)).map((key) => ({
+    ...key,
+    snippet: `<script src="${publicUrlOf(config)}/referrals.js" data-brand="${brand.brand_id}" data-key="${key.api_key}" async></script>`,
+  }));
   renderPage(
     ctx,
     'keys',
-    { title: 'API keys', section: PAGE, keys, created, notice: revokedNotice(keys, notice.revoked), refusal: refusal?.message ?? null },
+    { title: 'API keys', section: PAGE, keys, storefront, created, notice: revokedNotice(keys, notice.revoked), refusal: refusal?.message ?? null },
     refusal?.status ?? (shown ? 201 : 200),
   );
 }

@@ -222,6 +222,24 @@ describe('program settings in the dashboard', () => {
 });
 
 describe('API keys in the dashboard', () => {
+  it('shows a publishable key in full at any time, with the tag to paste into the store\'s pages; a secret key never again', async () => {
+    // Issue 41: a publishable key (public by design) was shown once like a secret, with no snippet.
+    const { brand, agent, csrf } = await brandWithUser('admin');
+    expect((await agent.get('/dashboard/keys')).text).toContain('create a <em>publishable</em> key below');
+    const created = await agent.post('/dashboard/keys').type('form').send({ csrf_token: csrf, label: 'storefront', kind: 'publishable' });
+    expect(created.status).toBe(303);
+    const stored = await t.db('api_keys').where({ brand_id: brand.brandId }).where('key_prefix', 'like', 'pk\\_%').first();
+    for (const visit of [created.headers.location!, '/dashboard/keys', '/dashboard/keys']) {
+      const page = await agent.get(visit);
+      const key = /data-key=&#34;(pk_[A-Za-z0-9_-]+)&#34;/.exec(page.text)?.[1] ?? /data-key=&quot;(pk_[A-Za-z0-9_-]+)&quot;/.exec(page.text)?.[1];
+      expect(key?.slice(0, 10)).toBe(stored.key_prefix);
+      expect(page.text).toContain(`/referrals.js&quot; data-brand=&quot;${brand.brandId}&quot; data-key=&quot;${key}&quot; async&gt;&lt;/script&gt;`);
+    }
+    const secret = await agent.post('/dashboard/keys').type('form').send({ csrf_token: csrf, label: 'backend', kind: 'secret' });
+    const shownOnce = /id="new-key" class="secret-value" value="([^"]+)"/.exec((await agent.get(secret.headers.location!)).text)![1]!;
+    expect((await agent.get('/dashboard/keys')).text).not.toContain(shownOnce);
+  });
+
   it('shows a new key once; it works at once, and a revoked one is refused at once', async () => {
     const { brand, agent, csrf } = await brandWithUser('admin');
     const created = await agent.post('/dashboard/keys').type('form').send({ csrf_token: csrf, label: 'checkout backend' });
