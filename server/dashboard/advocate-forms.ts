@@ -18,6 +18,16 @@ import { readUpload } from './upload';
 
 type Refusal = { status: number; message: string };
 
+/** The add form's fields, as the merchant reads them. */
+const ADD_FIELDS = { email: 'Email', first_name: 'First name', last_name: 'Last name', code: 'Code' } as const;
+type AddField = keyof typeof ADD_FIELDS;
+
+/** A refusal's words beside the field it names (its message starts with it: "email …", "code …"), else none. */
+function fieldOfMessage(message: string): AddField | null {
+  const field = (Object.keys(ADD_FIELDS) as AddField[]).find((name) => message.startsWith(`${name} `) || message.startsWith(`${name}:`) || message.startsWith(`an advocate with ${name} `));
+  return field ?? null;
+}
+
 const ADVOCATE_NOTICES = ['added', 'saved', 'code_added', 'deactivated', 'reactivated'] as const;
 type AdvocateNotice = (typeof ADVOCATE_NOTICES)[number];
 
@@ -48,29 +58,48 @@ export async function advocatePanel(ctx: Ctx, id: number, refusal?: Refusal) {
 }
 
 /** What the Advocates list shows above the table: the add and import forms, and the latest imports. */
-export async function advocatesPanel(ctx: Ctx, refusal?: Refusal & { form?: Record<string, string> }) {
+export async function advocatesPanel(ctx: Ctx, refusal?: Refusal & { form?: Record<string, string>; fields?: Record<string, string> }) {
   const { brand } = ctx.state.viewer!;
   return {
     imports: await listImports(ctx.app.context.deps.db, brand.brand_id, 5),
     maxImportRows: MAX_IMPORT_ROWS,
     refusal: refusal?.message ?? null,
     form: refusal?.form ?? {},
+    fieldErrors: refusal?.fields ?? {},
   };
 }
 
 /** POST /dashboard/advocates: one advocate, as POST /api/v1/advocates (the welcome email follows). */
-export async function addAdvocateForm(ctx: Ctx, form: URLSearchParams, back: (refusal: Refusal & { form: Record<string, string> }) => Promise<void>): Promise<void> {
-  const values = Object.fromEntries(['email', 'first_name', 'last_name', 'code'].map((name) => [name, form.get(name) ?? '']));
+export async function addAdvocateForm(
+  ctx: Ctx,
+  form: URLSearchParams,
+  back: (refusal: Refusal & { form: Record<string, string>; fields: Record<string, string> }) => Promise<void>,
+): Promise<void> {
+  const values = Object.fromEntries(Object.keys(ADD_FIELDS).map((name) => [name, form.get(name) ?? '']));
+  const marked = 'Nothing was added: fix what is marked below.';
   await runForm(
     ctx,
     form,
     async () => {
-      const input = createAdvocateSchema.parse(Object.fromEntries(Object.entries(values).filter(([, value]) => value.trim() !== '')));
+      // Every field's problem at once, each beside its field, in the API's words under the field's label.
+      const checked = createAdvocateSchema.safeParse(Object.fromEntries(Object.entries(values).filter(([, value]) => value.trim() !== '')));
+      if (!checked.success) {
+        const fields: Record<string, string> = {};
+        for (const issue of checked.error.issues) {
+          const name = String(issue.path[0] ?? '') as AddField;
+          if (name in ADD_FIELDS) fields[name] ??= `${ADD_FIELDS[name]}: ${issue.message.replace(new RegExp(`^${name}:?\\s*`), '')}`;
+        }
+        return back({ status: 400, message: marked, form: values, fields });
+      }
       const viewer = ctx.state.viewer!;
-      const advocate = await inTransaction(ctx.app.context.deps.db, (trx) => addAdvocate(trx, viewer.brand.brand_id, input, viewer.actor));
+      const advocate = await inTransaction(ctx.app.context.deps.db, (trx) => addAdvocate(trx, viewer.brand.brand_id, checked.data, viewer.actor));
       seeOther(ctx, `/dashboard/advocates/${advocate.advocate_id}`, { done: 'added' satisfies AdvocateNotice });
     },
-    (status, message) => back({ status, message, form: values }),
+    (status, message) => {
+      const field = fieldOfMessage(message);
+      const words = message.charAt(0).toUpperCase() + message.slice(1);
+      return back({ status, message: field ? marked : words, form: values, fields: field ? { [field]: words } : {} });
+    },
   );
 }
 

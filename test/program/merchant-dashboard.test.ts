@@ -325,7 +325,16 @@ describe('advocates in the dashboard', () => {
     expect(order.status).toBe(404);
     const taken = await agent.post('/dashboard/advocates').type('form').send({ csrf_token: csrf, email, first_name: 'Zoe' });
     expect(taken.status).toBe(409);
-    expect(taken.text).toContain('already exists');
+    expect(taken.text).toContain(`<p class="error field-error" id="add-email-error">An advocate with email ${email} already exists</p>`);
+
+    // Issue 41: errors were one banner with the raw field key; now each is beside its field, all at once.
+    const bad = await agent.post('/dashboard/advocates').type('form').send({ csrf_token: csrf, email: 'not-an-address', first_name: 'A'.repeat(101), code: 'no spaces allowed!' });
+    expect(bad.status).toBe(400);
+    const errors = Object.fromEntries([...bad.text.matchAll(/id="add-([a-z]+)-error">([^<]*)</g)].map((match) => [match[1], match[2]]));
+    expect(Object.keys(errors).sort()).toEqual(['code', 'email', 'first']);
+    expect(errors.email).toMatch(/^Email: /);
+    expect(bad.text).toContain('Nothing was added: fix what is marked below.');
+    expect(bad.text).not.toMatch(/role="alert">[^<]*first_name/);
     const actions = await t.db('audit_log').where({ brand_id: brand.brandId, actor }).orderBy('entry_id').pluck('action');
     expect(actions).toEqual(['advocate.create', 'advocate.deactivate']);
   });
