@@ -23,6 +23,8 @@
     return new uPlot({
       width: chartWidth(box),
       height: 260,
+      // The legend names the series; a live one printed "Time: --" while nothing was hovered (the table below has every figure).
+      legend: { live: false },
       tzDate: function (ts) { return uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'); },
       scales: {
         x: { time: true },
@@ -43,6 +45,7 @@
     return new uPlot({
       width: chartWidth(box),
       height: 260,
+      legend: { live: false },
       scales: {
         x: { time: false, range: function () { return [-0.6, data.labels.length - 0.4]; } },
         y: { range: function (u, min, max) { return [0, Math.max(1, max) * 1.1]; } },
@@ -120,7 +123,22 @@
     }, 2000);
   }
 
+  // On a phone a table is shown as cards (dashboard.css): each cell is labelled with its column's header.
+  function labelTableCells() {
+    document.querySelectorAll('table').forEach(function (table) {
+      var headers = Array.prototype.map.call(table.querySelectorAll('thead th'), function (th) { return th.textContent.trim(); });
+      if (headers.length === 0) return;
+      table.classList.add('labelled');
+      table.querySelectorAll('tbody tr').forEach(function (row) {
+        Array.prototype.forEach.call(row.children, function (cell, at) {
+          if (headers[at] && !cell.hasAttribute('data-label') && !cell.hasAttribute('colspan')) cell.setAttribute('data-label', headers[at]);
+        });
+      });
+    });
+  }
+
   document.addEventListener('DOMContentLoaded', function () {
+    labelTableCells();
     drawCharts();
     embeddedNavigation();
     reloadWhileRunning();
