@@ -33,6 +33,7 @@ import * as rewardIssuedEvent from './20261222_0031_reward_issued_event';
 import * as rewardIssueRevoke from './20261223_0032_reward_issue_revoke';
 import * as storeCredit from './20261224_0033_store_credit';
 import * as medusaStores from './20261225_0034_medusa_stores';
+import * as merchantNotifications from './20261230_0039_merchant_notifications';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -76,4 +77,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['20261223_0032_reward_issue_revoke', rewardIssueRevoke],
   ['20261224_0033_store_credit', storeCredit],
   ['20261225_0034_medusa_stores', medusaStores],
+  ['20261230_0039_merchant_notifications', merchantNotifications],
 ];

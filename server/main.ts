@@ -25,6 +25,7 @@ import { shutdownOnSignals } from './shutdown-on-signals';
 import { startMailWorker } from './mail/deliver-mail';
 import { startImportWorker } from './advocate-import-worker';
 import { startStatisticsWorker } from './statistics-worker';
+import { startMerchantNoticeWorker } from './merchant-notice-worker';
 import { mailSettingsOf } from './mail/mail-settings';
 import { createMailTransport } from './mail/mail-transport';
 import { startWebhookWorker } from './webhooks/deliver-webhooks';
@@ -100,6 +101,7 @@ async function main(): Promise<void> {
   });
   const importWorker = startImportWorker({ db, logger });
   const statisticsWorker = startStatisticsWorker({ db, logger });
+  const noticeWorker = startMerchantNoticeWorker({ db, logger });
   const server = http.createServer(app.callback());
   const httpServer = drainable(server);
   await new Promise<void>((resolve, reject) => {
@@ -120,6 +122,7 @@ async function main(): Promise<void> {
     await mailWorker.stop();
     await importWorker.stop();
     await statisticsWorker.stop();
+    await noticeWorker.stop();
     await cacheInvalidation.stop();
     await adminClosed;
     await db.destroy();

@@ -2,6 +2,7 @@ import { normalizeEmail } from '../advocates/normalize';
 import { encryptSecret } from '../brands/key-encryption';
 import type { Executor } from '../db/transaction';
 import { checkedRecipient } from '../mail/mailbox';
+import type { MerchantNoticeData } from './merchant-notice-content';
 
 /**
  * The emails a merchant's own account gets (docs/merchants/merchant-accounts.md): a sign-in link and an
@@ -9,14 +10,14 @@ import { checkedRecipient } from '../mail/mailbox';
  * program unsubscribe stops them (a person asked for them), and the link in them is stored
  * encrypted (it opens a session until it is used or expires).
  */
-export const ACCOUNT_MAILS = ['merchant_sign_in', 'merchant_invitation'] as const;
+export const ACCOUNT_MAILS = ['merchant_sign_in', 'merchant_invitation', 'merchant_digest', 'merchant_review_alert'] as const;
 export type AccountMail = (typeof ACCOUNT_MAILS)[number];
 
 export const isAccountMail = (template: string): template is AccountMail => (ACCOUNT_MAILS as readonly string[]).includes(template);
 
-export interface AccountMailData {
-  /** The sign-in link, sealed with the service's secret (key-encryption.ts). */
-  link_sealed: string;
+export interface AccountMailData extends MerchantNoticeData {
+  /** A sign-in link or invitation's link, sealed with the service's secret (key-encryption.ts). */
+  link_sealed?: string;
   /** merchant_invitation: who invited them, and as what. */
   invited_by?: string;
   role?: string;

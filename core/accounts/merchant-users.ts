@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { normalizeEmail } from '../advocates/normalize';
-import { recordAudit } from '../audit/audit-log';
+import { changedFields, recordAudit } from '../audit/audit-log';
 import type { Executor } from '../db/transaction';
 import { Conflict, Forbidden, Invalid, NotFound } from '../errors';
 
@@ -130,4 +130,25 @@ export async function removeUser(trx: Knex.Transaction, brandId: string, userId:
 export function parseRole(value: string, field = 'role'): MerchantRole {
   if (!(MERCHANT_ROLES as readonly string[]).includes(value)) throw new Invalid(`${field} must be one of ${MERCHANT_ROLES.join(', ')}`);
   return value as MerchantRole;
+}
+
+/** A user's own notices: the daily digest and the review alert (docs/merchants/merchant-accounts.md "Notifications"). */
+export interface NotificationChoices {
+  digest_email: boolean;
+  review_alert_email: boolean;
+}
+
+export async function notificationChoices(db: Executor, brandId: string, userId: number): Promise<NotificationChoices> {
+  const row = await db('merchant_users').where({ brand_id: brandId, user_id: userId }).first('digest_email', 'review_alert_email');
+  if (!row) throw new NotFound(`user ${userId} not found`);
+  return { digest_email: row.digest_email, review_alert_email: row.review_alert_email };
+}
+
+/** A person changes which notices they get (their own, whatever their role); the audit log keeps what moved. */
+export async function chooseNotifications(trx: Knex.Transaction, brandId: string, userId: number, choices: NotificationChoices, actor: Actor): Promise<NotificationChoices> {
+  const before = await notificationChoices(trx, brandId, userId);
+  await trx('merchant_users').where({ brand_id: brandId, user_id: userId }).update(choices);
+  const changed = changedFields(before as unknown as Record<string, unknown>, choices as unknown as Record<string, unknown>);
+  if (Object.keys(changed.after).length > 0) await recordAudit(trx, { brandId, actor: actor.name, action: 'user.notifications', subject: `user:${userId}`, ...changed });
+  return choices;
 }

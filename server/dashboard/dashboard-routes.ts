@@ -5,7 +5,7 @@ import type { ConnectorParts } from '../http/connector';
 import { readRawBody } from '../middleware/json-body';
 import { serveAsset, serveStorefrontScript } from './assets';
 import { logout, requireRole, requireViewer } from './dashboard-session';
-import { accountPage, auditPage, changeUserForm, endSessionsForm, inviteForm, teamPage } from './team-pages';
+import { accountPage, auditPage, changeUserForm, endSessionsForm, inviteForm, notificationsForm, teamPage } from './team-pages';
 import { activityPage, advocatePage, advocatesPage, overviewPage, productsPage } from './report-pages';
 import { seeOther } from './form-actions';
 import { addAdvocateForm, changeAdvocateForm, importAdvocatesForm, importPage } from './advocate-forms';
@@ -82,6 +82,7 @@ export function dashboardRoutes(connectors: readonly ConnectorParts[]): Router<A
     router.post(`/dashboard/team/:id/${action}`, dashboardErrorPage, readRawBody, ...admin, (ctx) => changeUserForm(ctx, ctx.params.id!, action, formOf(ctx)));
   }
   router.get('/dashboard/account', dashboardErrorPage, viewer, (ctx) => accountPage(ctx));
+  router.post('/dashboard/account/notifications', dashboardErrorPage, readRawBody, viewer, (ctx) => notificationsForm(ctx, formOf(ctx)));
   router.post('/dashboard/account/sessions/end', dashboardErrorPage, readRawBody, viewer, (ctx) => endSessionsForm(ctx, false, formOf(ctx)));
   router.post('/dashboard/account/sessions/end-all', dashboardErrorPage, readRawBody, viewer, (ctx) => endSessionsForm(ctx, true, formOf(ctx)));
   router.get('/dashboard/audit', dashboardErrorPage, viewer, auditPage);

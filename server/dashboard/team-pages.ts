@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { MERCHANT_ROLES, changeRole, listUsers, removeUser } from '../../core/accounts/merchant-users';
+import { MERCHANT_ROLES, changeRole, chooseNotifications, listUsers, notificationChoices, removeUser } from '../../core/accounts/merchant-users';
 import { inviteUser } from '../../core/accounts/sign-in-links';
 import { listAudit } from '../../core/audit/audit-log';
 import { endSessions, listSessions } from '../../core/dashboard/dashboard-sessions';
 import { inTransaction } from '../../core/db/transaction';
+import { Invalid } from '../../core/errors';
 import type { Ctx } from '../app-context';
 import { requireConfirmation } from './confirmation';
 import { publicUrlOf } from '../config';
@@ -84,10 +85,34 @@ export async function changeUserForm(ctx: Ctx, id: string, action: 'role' | 'rem
 /** GET /dashboard/account: who is signed in, and their live sessions (each can be ended, or all). */
 export async function accountPage(ctx: Ctx, refusal?: { status: number; message: string }): Promise<void> {
   const viewer = ctx.state.viewer!;
-  const sessions = viewer.embedded ? [] : await listSessions(ctx.app.context.deps.db, viewer.brand.brand_id, viewer.user?.user_id ?? null, viewer.sessionHash);
-  const ended = doneOf(ctx, ['ended', 'already_ended']);
-  const done = ended && (ended === 'ended' ? 'That session is ended.' : 'That session had already ended.');
-  renderPage(ctx, 'account', { title: 'Your account', section: '/dashboard/account', sessions, notice: done, refusal: refusal?.message ?? null }, refusal?.status);
+  const { db } = ctx.app.context.deps;
+  const sessions = viewer.embedded ? [] : await listSessions(db, viewer.brand.brand_id, viewer.user?.user_id ?? null, viewer.sessionHash);
+  const done = doneOf(ctx, ['ended', 'already_ended', 'notifications']);
+  const words = { ended: 'That session is ended.', already_ended: 'That session had already ended.', notifications: 'Your email choices are saved.' };
+  // Notices go to a person (a user with an address): the operator's link and the Shopify admin have none.
+  const notifications = viewer.user ? await notificationChoices(db, viewer.brand.brand_id, viewer.user.user_id) : null;
+  renderPage(
+    ctx,
+    'account',
+    { title: 'Your account', section: '/dashboard/account', sessions, notifications, notice: done && words[done], refusal: refusal?.message ?? null },
+    refusal?.status,
+  );
+}
+
+/** POST /dashboard/account/notifications: the signed-in person's own choices (checkboxes: digest_email, review_alert_email). */
+export async function notificationsForm(ctx: Ctx, form: URLSearchParams): Promise<void> {
+  await runForm(
+    ctx,
+    form,
+    async () => {
+      const viewer = ctx.state.viewer!;
+      if (!viewer.user) throw new Invalid('notifications: sign in with your own email address to choose your emails (this session has no user)');
+      const choices = { digest_email: form.get('digest_email') === 'on', review_alert_email: form.get('review_alert_email') === 'on' };
+      await inTransaction(ctx.app.context.deps.db, (trx) => chooseNotifications(trx, viewer.brand.brand_id, viewer.user!.user_id, choices, actorOf(ctx)));
+      seeOther(ctx, '/dashboard/account', { done: 'notifications' });
+    },
+    (status, message) => accountPage(ctx, { status, message }),
+  );
 }
 
 /** POST /dashboard/account/sessions/end (one, `session`) and /end-all ("sign out everywhere", this browser too). */

@@ -8,6 +8,7 @@ import {
 import { mailRetryDelaySeconds } from '../../core/mail/mail-retry';
 import { type AccountMail, isAccountMail } from '../../core/accounts/account-mail';
 import { accountMailContent } from '../../core/accounts/account-mail-content';
+import { merchantNoticeContent } from '../../core/accounts/merchant-notice-content';
 import { decryptSecret } from '../../core/brands/key-encryption';
 import { isMailbox } from '../../core/mail/mailbox';
 import { advocatesOf, messageContent } from '../../core/mail/message-content';
@@ -98,13 +99,16 @@ async function attempt(deps: MailDeps, message: DueMessage, context: PassContext
 async function attemptAccountMail(deps: MailDeps, message: DueMessage, to: Mailbox, template: AccountMail, context: PassContext): Promise<MailOutcome> {
   const brand = context.brands.get(message.brand_id)!;
   try {
-    const content = accountMailContent(template, {
-      brandName: brand.name,
-      link: decryptSecret(message.data.link_sealed ?? '', deps.secret),
-      signInPage: `${deps.publicUrl}/dashboard/sign-in`,
-      invitedBy: message.data.invited_by,
-      role: message.data.role,
-    });
+    const content =
+      template === 'merchant_digest' || template === 'merchant_review_alert'
+        ? merchantNoticeContent(template, { brandName: brand.name, dashboardUrl: `${deps.publicUrl}/dashboard`, data: message.data })
+        : accountMailContent(template, {
+            brandName: brand.name,
+            link: decryptSecret(message.data.link_sealed ?? '', deps.secret),
+            signInPage: `${deps.publicUrl}/dashboard/sign-in`,
+            invitedBy: message.data.invited_by,
+            role: message.data.role,
+          });
     await deps.transport.send({
       from: { name: `${brand.name} referrals`, address: senderAddress(deps) },
       to,
