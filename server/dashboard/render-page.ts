@@ -1,6 +1,7 @@
 import { Eta } from 'eta';
 import { counted } from '../../core/counted';
 import { inWords } from './words';
+import { type PlanFeature, planSummary } from '../../core/brands/plan-features';
 import { currencyExponent } from '../../core/currency';
 import type { Ctx } from '../app-context';
 import type { EmbeddedSession } from '../http/connector';
@@ -55,6 +56,8 @@ function helpers(ctx: Ctx, viewer: DashboardViewer | null) {
     counted,
     /** A status, kind or reason token in a merchant's words (words.ts). */
     say: inWords,
+    /** Which of these features the brand's plan lacks, in words (plan-note.eta says so on the page). */
+    planMissing: (features: PlanFeature[]) => (viewer ? planSummary(viewer.brand.plan).missing.filter((missing) => features.includes(missing.feature)) : []),
     time: (value: Date) => value.toISOString().replace('T', ' ').slice(0, 16) + ' UTC',
     asset: assetUrl,
     /** A dashboard URL with these query parameters (empty ones dropped) and the embedded context. */

@@ -436,6 +436,21 @@ describe('what the dashboard shows', () => {
     expect([favicon.status, favicon.headers['content-type']]).toEqual([200, 'image/svg+xml']);
   });
 
+  it('says where the brand\'s plan lacks a feature: a Growth brand records no link visits or claims, and its Overview, Activity and API keys pages say so; a Premier brand sees no such note', async () => {
+    // Issue 41: a Growth brand's storefront silently recorded no landing.
+    const growth = await givenBrand(t.db, { plan: 'growth' });
+    const agent = await signedInAgent(t.app, t.db, growth.brandId);
+    const activity = await agent.get('/dashboard/activity');
+    expect(activity.text).toContain('data-plan-missing="visits">Your plan (growth) does not include link visits: who landed from a share link, and through which channel: that needs the Premier plan');
+    expect(activity.text).toContain('data-plan-missing="claims"');
+    expect((await agent.get('/dashboard/keys')).text).toContain('data-plan-missing="visits"');
+    expect((await agent.get('/dashboard')).text).toMatch(/<dt>Plan<\/dt><dd>growth — not included: discount claims before checkout[^<]*\(Premier\); link visits/);
+    const premier = await givenBrand(t.db, { plan: 'premier' });
+    const premierAgent = await signedInAgent(t.app, t.db, premier.brandId);
+    expect((await premierAgent.get('/dashboard/activity')).text).not.toContain('data-plan-missing');
+    expect((await premierAgent.get('/dashboard')).text).toContain('<dt>Plan</dt><dd>premier — every feature included</dd>');
+  });
+
   it('invites a new user as a viewer unless the inviter picks another role', async () => {
     const brand = await givenBrand(t.db);
     const agent = await signedInAgent(t.app, t.db, brand.brandId);

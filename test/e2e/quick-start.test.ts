@@ -47,7 +47,7 @@ describe('quick start on the embedded database', () => {
   }
 
   it('creates a brand and an advocate through the CLI while the server runs, then records a conversion', async () => {
-    const brand = await cliJson('brand', 'create', '--name', 'Acme', '--plan', 'growth', '--reward-type', 'percentage', '--reward-value', '10');
+    const brand = await cliJson('brand', 'create', '--name', 'Acme', '--plan', 'premier', '--reward-type', 'percentage', '--reward-value', '10');
     const advocate = await cliJson('advocate', 'create', '--brand', brand.brand_id, '--email', 'ann@example.com', '--first-name', 'Ann');
     const response = await fetch(`http://127.0.0.1:${port}/api/v1/track/conversion`, {
       method: 'POST',

@@ -72,6 +72,8 @@
         return data;
       });
     }).catch(function (error) {
+      // Said in the console too, for whoever sets the store up (a plan without link visits answers why).
+      if (window.console) console.warn('referrals.js: the visit was not recorded: ' + error.message);
       document.dispatchEvent(new CustomEvent('referrals:error', { detail: { message: error.message } }));
       return null;
     });
