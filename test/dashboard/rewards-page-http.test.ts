@@ -1,3 +1,4 @@
+import { updateBrand } from '../../core/brands/brand';
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { type TestApp, startTestApp } from '../helpers/test-app';
 import { csrfTokenOf, signedInAgent } from './dashboard-helpers';
@@ -149,6 +150,16 @@ describe('the Rewards page', () => {
     expect(await auditOf(brand.brandId, rewardId)).toHaveLength(1);
   });
 
+  it('says which reward code an approval made for a brand whose advocates get codes', async () => {
+    const { brand, advocate, agent, csrf } = await program();
+    await updateBrand(t.db, brand.brandId, { reward_fulfilment: 'coupon' });
+    const { rewardId } = await referredOrder(brand, advocate.code);
+    expect((await agent.post(`/dashboard/rewards/${rewardId}/approve`).type('form').send({ csrf_token: csrf })).status).toBe(303);
+    const issue = await t.db('reward_issues').where({ brand_id: brand.brandId, advocate_id: advocate.advocateId }).first('code');
+    const page = await agent.get('/dashboard/rewards');
+    expect(page.text).toContain(`data-field="fulfilment">In reward code ${issue.code}: being made on your store.<`);
+  });
+
   it('refuses approve and void posted without the session’s CSRF token (403) and changes nothing', async () => {
     const { brand, advocate, agent, csrf } = await program();
     const { rewardId } = await referredOrder(brand, advocate.code);
@@ -244,5 +255,12 @@ describe('the Rewards CSV', () => {
     expect(csv.text).not.toMatch(/pending|voided,/);
     const held = await agent.get('/dashboard/rewards?format=csv&status=pending');
     expect(held.text.trim().split('\r\n')).toHaveLength(3);
+
+    const usd = await program();
+    const { rewardId } = await referredOrder(usd.brand, usd.advocate.code, { order_value: 120 });
+    const cents = await usd.agent.get('/dashboard/rewards?format=csv');
+    expect(cents.text).toContain(`${rewardId},`);
+    expect(cents.text).toContain(',On hold,10.00,USD,');
+    expect(cents.text).toContain(',120.00,0.00,USD,paid,');
   });
 });
