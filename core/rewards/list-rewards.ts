@@ -1,15 +1,28 @@
+import type { Knex } from 'knex';
 import type { Executor } from '../db/transaction';
+import { containsPattern } from '../reports/page';
 import { amountFromDecimal } from '../money';
 import { REWARD_COLUMNS, type RewardRow, type RewardView, getReward, toRewardView } from './reward-records';
 import type { RewardStatus } from './reward-status';
 
-export interface ListRewardsQuery {
+/** Which rewards a list (the API's, the dashboard's page and CSV, a bulk action) is about. */
+export interface RewardFilter {
   status?: RewardStatus;
   advocate_id?: number;
-  /** Page size (1-100). */
+  /** The advocate, searched: their id, or part of their email or of one of their codes (any case). */
+  advocate?: string;
+  /** Created at or after `created_from` and before `created_to` (a report period). */
+  created_from?: Date;
+  created_to?: Date;
+}
+
+export interface ListRewardsQuery extends RewardFilter {
+  /** Page size (1-100; the dashboard's CSV reads larger pages). */
   limit: number;
   /** The last reward_id of the previous page: the list continues after it (newest first). */
   cursor?: number;
+  /** Rows to skip (the dashboard's numbered pages); `cursor` is the API's way. */
+  offset?: number;
 }
 
 export interface RewardPage {
@@ -19,17 +32,37 @@ export interface RewardPage {
   next_cursor: number | null;
 }
 
-/** A brand's rewards, newest first, filtered by status and advocate, one page at a time. */
-export async function listRewards(db: Executor, brandId: string, query: ListRewardsQuery): Promise<RewardPage> {
-  const rows: RewardRow[] = await db('rewards')
-    .select(REWARD_COLUMNS)
-    .where({ brand_id: brandId })
+/** The brand's rewards the filter matches, as a query to select from (one definition of "matches" for every list and bulk action). */
+export function rewardsMatching(db: Executor, brandId: string, filter: RewardFilter): Knex.QueryBuilder {
+  const search = filter.advocate?.trim();
+  return db('rewards')
+    .where('rewards.brand_id', brandId)
     .modify((builder) => {
-      if (query.status) builder.andWhere({ status: query.status });
-      if (query.advocate_id !== undefined) builder.andWhere({ advocate_id: query.advocate_id });
-      if (query.cursor !== undefined) builder.andWhere('reward_id', '<', query.cursor);
+      if (filter.status) builder.andWhere('rewards.status', filter.status);
+      if (filter.advocate_id !== undefined) builder.andWhere('rewards.advocate_id', filter.advocate_id);
+      if (filter.created_from) builder.andWhere('rewards.created_at', '>=', filter.created_from);
+      if (filter.created_to) builder.andWhere('rewards.created_at', '<', filter.created_to);
+      if (search) {
+        const pattern = containsPattern(search.toLowerCase());
+        builder.andWhere((who) => {
+          if (/^[1-9]\d{0,15}$/.test(search)) who.orWhere('rewards.advocate_id', Number(search));
+          who
+            .orWhereExists((email) => email.select(db.raw('1')).from('advocates as a').whereRaw('a.brand_id = rewards.brand_id AND a.advocate_id = rewards.advocate_id').andWhere('a.email_normalized', 'like', pattern))
+            .orWhereExists((code) => code.select(db.raw('1')).from('referral_codes as rc').whereRaw('rc.brand_id = rewards.brand_id AND rc.advocate_id = rewards.advocate_id').andWhere('rc.code_normalized', 'like', pattern));
+        });
+      }
+    });
+}
+
+/** A brand's rewards, newest first, filtered (RewardFilter), one page at a time. */
+export async function listRewards(db: Executor, brandId: string, query: ListRewardsQuery): Promise<RewardPage> {
+  const rows: RewardRow[] = await rewardsMatching(db, brandId, query)
+    .select(REWARD_COLUMNS.map((column) => `rewards.${column}`))
+    .modify((builder) => {
+      if (query.cursor !== undefined) builder.andWhere('rewards.reward_id', '<', query.cursor);
+      if (query.offset) builder.offset(query.offset);
     })
-    .orderBy('reward_id', 'desc')
+    .orderBy('rewards.reward_id', 'desc')
     .limit(query.limit + 1);
   const page = rows.slice(0, query.limit).map(toRewardView);
   const hasMore = rows.length > query.limit;

@@ -12,6 +12,8 @@ import { addAdvocateForm, changeAdvocateForm, importAdvocatesForm, importPage } 
 import { createKeyForm, keysPage, revokeKeyForm } from './key-pages';
 import { payoutsPage, uploadPaidForm } from './payout-pages';
 import { retryRewardCodesForm } from './reward-code-forms';
+import { bulkRewardsPage, rewardsPage, voidRewardPage } from './reward-pages';
+import { approveRewardForm, bulkRewardsForm, voidRewardForm } from './reward-forms';
 import { saveSettingsForm, settingsPage } from './settings-pages';
 import { decideReviewForm, reviewsPage } from './review-pages';
 import { addEndpointForm, connectionsWithWebhooksPage, endpointForm, endpointPage } from './webhook-pages';
@@ -60,6 +62,15 @@ export function dashboardRoutes(connectors: readonly ConnectorParts[]): Router<A
   }
   router.get('/dashboard/advocates/:id', dashboardErrorPage, viewer, (ctx) => advocatePage(ctx, ctx.params.id!));
   router.post('/dashboard/reward-codes/retry', dashboardErrorPage, readRawBody, ...admin, (ctx) => retryRewardCodesForm(ctx, formOf(ctx), (status, message) => payoutsPage(ctx, { status, message })));
+  router.get('/dashboard/rewards', dashboardErrorPage, viewer, (ctx) => rewardsPage(ctx));
+  // The confirmation steps (a page each, no JavaScript needed) before a void or a bulk action.
+  router.get('/dashboard/rewards/bulk', dashboardErrorPage, viewer, (ctx) => bulkRewardsPage(ctx));
+  for (const action of ['approve', 'void'] as const) {
+    router.post(`/dashboard/rewards/bulk/${action}`, dashboardErrorPage, readRawBody, ...admin, (ctx) => bulkRewardsForm(ctx, action, formOf(ctx)));
+  }
+  router.get('/dashboard/rewards/:id/void', dashboardErrorPage, viewer, (ctx) => voidRewardPage(ctx, ctx.params.id!));
+  router.post('/dashboard/rewards/:id/void', dashboardErrorPage, readRawBody, ...admin, (ctx) => voidRewardForm(ctx, ctx.params.id!, formOf(ctx)));
+  router.post('/dashboard/rewards/:id/approve', dashboardErrorPage, readRawBody, ...admin, (ctx) => approveRewardForm(ctx, ctx.params.id!, formOf(ctx)));
   router.get('/dashboard/activity', dashboardErrorPage, viewer, activityPage);
   router.get('/dashboard/products', dashboardErrorPage, viewer, productsPage);
   router.get('/dashboard/reviews', dashboardErrorPage, viewer, (ctx) => reviewsPage(ctx));

@@ -14,8 +14,10 @@ import { formatCount } from './render-page';
  */
 
 /** What an issue's state means to the merchant, in words. */
-export function issueWords(issue: Pick<MerchantIssue, 'status' | 'state' | 'method'>): string {
+export function issueWords(issue: Pick<MerchantIssue, 'state' | 'method'> & { status?: string }): string {
   if (issue.state === 'used') return 'used';
+  if (issue.state === 'withdrawn') return 'taken back after a refund (what was left went into a new code)';
+  if (issue.state === 'expired') return 'expired unused (its money went into a new code)';
   if (issue.status === 'failed') return 'not on your store yet';
   if (issue.state === 'on_its_way') return 'being made on your store';
   return issue.method === 'store_credit' ? 'added to their store credit' : 'on your store, not used yet';

@@ -167,6 +167,37 @@ describeInBrowser('the Reviews and outbound-webhooks pages, and the program emai
     await page.close();
   });
 
+  it('voids a reward on a phone through its confirmation page, with a reason, within 390 px and without sideways scrolling (issue 41)', async () => {
+    const held = await givenBrand(t.db, { name: 'Held Outfitters', reward_type: 'fixed', reward_value: 10, reward_hold_days: 30 });
+    const cy = await givenAdvocate(t.db, held.brandId, { first_name: 'Cy', email: 'cy.with.a.rather.long.address@northwind-outfitters.example', code: 'CY10' });
+    for (const orderId of ['HO-1-with-a-long-order-reference-from-the-store', 'HO-2']) {
+      const sale = await t.http.post('/api/v1/track/conversion').set(held.headers).send({ email: 'friend@example.com', order_id: orderId, order_value: 80, referral_code: cy.code });
+      expect(sale.status).toBe(201);
+    }
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+    await signInAs(page, t.db, held.brandId, origin);
+    await page.goto(`${origin}/dashboard/rewards`);
+    expect(await page.locator('article.reward').count()).toBe(2);
+    expect(await pageWidth(page)).toBeLessThanOrEqual(390);
+    await shot(page, 'rewards-phone');
+    const newest = page.locator('article.reward').first();
+    const heading = await newest.locator('h2').innerText();
+    const rewardId = /Reward (\d+)/.exec(heading)![1];
+    await newest.getByRole('link', { name: `Void reward ${rewardId}…` }).click();
+    await page.waitForURL(/\/void\?/);
+    expect(await pageWidth(page)).toBeLessThanOrEqual(390);
+    await page.getByRole('button', { name: 'Yes, void this reward' }).click();
+    // The browser refuses an empty reason: still on the confirmation page.
+    expect(page.url()).toContain(`/dashboard/rewards/${rewardId}/void`);
+    await page.getByLabel('Reason (required; kept with the reward)').fill('a test order');
+    await page.getByRole('button', { name: 'Yes, void this reward' }).click();
+    await page.waitForURL(/done=voided/);
+    expect(await page.getByRole('status').innerText()).toBe(`Reward ${rewardId} voided.`);
+    expect(await page.locator(`#reward-${rewardId} [data-field="status"]`).innerText()).toMatch(/^Voided /);
+    expect(await pageWidth(page)).toBeLessThanOrEqual(390);
+    await page.close();
+  });
+
   it('renders every program email\'s HTML part as a mail client would: names typed by people are text, the share button and unsubscribe link work, and it fits a phone', async () => {
     const shop = await createBrand(t.db, {
       name: 'Northwind <Outfitters>', plan: 'growth', reward_type: 'fixed', reward_value: 10, referee_discount_type: 'percentage',

@@ -119,7 +119,7 @@ describe('sign-in by emailed one-time link', () => {
 describe('roles, enforced on every form', () => {
   it('lets a viewer see every page and change nothing: 403 on each form, also posted by hand with a valid CSRF token', async () => {
     const { brand, agent, csrf } = await brandWithUser('viewer');
-    for (const page of ['/dashboard/settings', '/dashboard/keys', '/dashboard/payouts', '/dashboard/team', '/dashboard/audit', '/dashboard/advocates']) {
+    for (const page of ['/dashboard/settings', '/dashboard/keys', '/dashboard/payouts', '/dashboard/team', '/dashboard/audit', '/dashboard/advocates', '/dashboard/rewards', '/dashboard/rewards/bulk?action=void']) {
       expect((await agent.get(page)).status).toBe(200);
     }
     const settings = await agent.get('/dashboard/settings');
@@ -131,6 +131,10 @@ describe('roles, enforced on every form', () => {
       ['/dashboard/team/invite', { email: uniqueEmail('x'), role: 'owner' }],
       ['/dashboard/advocates', { email: uniqueEmail('adv'), first_name: 'Ann' }],
       ['/dashboard/reward-codes/retry', { back: 'payouts' }],
+      ['/dashboard/rewards/1/approve', { note: 'x' }],
+      ['/dashboard/rewards/1/void', { reason: 'x' }],
+      ['/dashboard/rewards/bulk/approve', { upto: '1', asof: new Date().toISOString() }],
+      ['/dashboard/rewards/bulk/void', { reason: 'x', upto: '1', asof: new Date().toISOString() }],
     ];
     for (const [path, fields] of posts) {
       const posted = await agent.post(path).type('form').send({ csrf_token: csrf, ...fields });
