@@ -62,6 +62,7 @@ async function givenBusyBrand(): Promise<void> {
     `/dashboard/advocates/${ann.advocateId}`,
     imported.headers.location!.split('?')[0]!,
     '/dashboard/activity',
+    '/dashboard/rewards',
     '/dashboard/products',
     '/dashboard/reviews',
     '/dashboard/payouts',
