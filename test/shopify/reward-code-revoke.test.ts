@@ -294,6 +294,28 @@ describe('reward_code_expiry_days', () => {
     await smtp?.stop();
   });
 
+  it('the advocate hears it all, in order, through a real SMTP server: earned and approved, the code, what the refund took back and what is left, the new code', async () => {
+    // Issue 40, Done when: "Emails arrive through a real SMTP server with the code and the reversal, in order".
+    const { brand, shop } = await connectedBrand();
+    const { db } = context.app;
+    const advocate = await givenAdvocate(db, brand.brandId, { first_name: 'Ines' });
+    const orderId = await referredOrder(shop, brand.brandId, advocate.code);
+    await pass(brand.brandId);
+    await refund(shop, brand.brandId, orderId, '199.00');
+    while ((await pass(brand.brandId)) > 0); // the take-back, then the new code
+    const [first, second] = await issuesOf(db, brand.brandId);
+    expect([first!.status, second!.amount]).toEqual(['revoked', '5.00']);
+    while ((await deliverDueMail(deps, brand.brandId)) > 0);
+
+    const mine = smtp.received.filter((mail) => mail.to && !Array.isArray(mail.to) && mail.to.value[0]?.address?.toLowerCase() === advocate.email.toLowerCase());
+    const order = mine.map((mail) => (mail.text ?? '').includes(first!.code) ? `code ${first!.code}` : (mail.text ?? '').includes(second!.code) ? `code ${second!.code}` : /taken back/.test(mail.text ?? '') ? 'reversed' : 'other');
+    expect(order.filter((kind) => kind !== 'other')).toEqual([`code ${first!.code}`, 'reversed', `code ${second!.code}`]);
+    const reversed = mine.find((mail) => /taken back/.test(mail.text ?? ''))!;
+    expect(reversed.text).toContain('5.00');
+    expect(reversed.text).not.toMatch(/You now owe/);
+    expect(mine.find((mail) => (mail.text ?? '').includes(second!.code))!.text).toContain('5.00');
+  });
+
   it('is none by default and set by PATCH /api/v1/brand from 1 to 3650 days (refusals name the field), the dashboard Settings form and the CLI (none: no expiry)', async () => {
     const { brand } = await connectedBrand();
     const settings = await context.app.http.get('/api/v1/brand').set(brand.headers);
