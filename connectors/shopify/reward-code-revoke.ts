@@ -4,7 +4,8 @@ import { recordRevoked, recordUsed } from '../../core/rewards/record-revoked';
 import type { AdminApi } from './admin-api';
 import { accessHint } from './discount-sync';
 import { DELETE_REWARD_CODE, REWARD_CODE_BY_CODE } from './reward-code-documents';
-import { type IssueRow, retryAfterSeconds } from './reward-codes';
+import { issueRetryAfterSeconds } from '../../core/rewards/record-issue-failed';
+import type { IssueRow } from './reward-codes';
 
 /**
  * Takes a reward code back from a linked shop (docs/merchants/shopify.md "Reward codes"): an issue
@@ -57,7 +58,7 @@ export async function revokeCode(db: Knex, apiFor: () => Promise<AdminApi>, issu
       .update({
         attempts,
         last_error: accessHint(String((error as Error).message)).slice(0, 2000),
-        next_attempt_at: db.raw('now() + make_interval(secs => ?)', [retryAfterSeconds(attempts)]),
+        next_attempt_at: db.raw('now() + make_interval(secs => ?)', [issueRetryAfterSeconds(attempts)]),
         lease_until: null,
       });
     return false;

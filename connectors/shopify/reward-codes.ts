@@ -5,6 +5,7 @@ import { currencyExponent } from '../../core/currency';
 import { decimalFromMinor, minorFromDecimal } from '../../core/money';
 import type { IssueMethod } from '../../core/rewards/advocate-issues';
 import { type IssuedOnPlatform, type LeasedIssue, recordIssued } from '../../core/rewards/record-issued';
+import { recordIssueFailed } from '../../core/rewards/record-issue-failed';
 import type { AdminApi } from './admin-api';
 import { accessHint } from './discount-sync';
 import { CREATE_REWARD_CODE, REWARD_CODE_BY_CODE } from './reward-code-documents';
@@ -23,11 +24,6 @@ export type IssueRow = LeasedIssue & { method: IssueMethod; credit_sent_at: Date
 interface UserError {
   field: string[] | null;
   message: string;
-}
-
-/** Seconds a refused issue waits before its next try: 30 s doubling per attempt, at most an hour. */
-export function retryAfterSeconds(attempts: number): number {
-  return Math.min(3600, 30 * 2 ** Math.max(0, attempts - 1));
 }
 
 /**
@@ -108,7 +104,6 @@ async function creditOrCode(db: Knex, api: AdminApi, issue: IssueRow & { shop_do
 
 /** One issue: the code (or store credit) made, or found, and recorded; a refusal recorded with Shopify's reason and tried again later. Returns whether it was issued. */
 export async function issueCode(db: Knex, apiFor: () => Promise<AdminApi>, issue: IssueRow & { shop_domain: string }, logger?: Logger): Promise<boolean> {
-  const key = { brand_id: issue.brand_id, issue_id: issue.issue_id };
   try {
     const api = await apiFor();
     const made: IssuedOnPlatform =
@@ -117,18 +112,8 @@ export async function issueCode(db: Knex, apiFor: () => Promise<AdminApi>, issue
         : { name: 'shopify', id: await createCode(db, api, issue), method: 'code', noCustomerAccount: issue.no_customer_account };
     return await recordIssued(db, issue, made);
   } catch (error) {
-    const attempts = issue.attempts + 1;
     logger?.warn({ err: error, brand_id: issue.brand_id, issue_id: issue.issue_id }, 'shopify reward code not issued; tried again later');
-    await db('reward_issues')
-      .where(key)
-      .whereIn('status', ['pending', 'failed'])
-      .update({
-        status: 'failed',
-        attempts,
-        last_error: (error instanceof StoreCreditRefused ? error.message : accessHint(String((error as Error).message))).slice(0, 2000),
-        next_attempt_at: db.raw('now() + make_interval(secs => ?)', [retryAfterSeconds(attempts)]),
-        lease_until: null,
-      });
+    await recordIssueFailed(db, issue, error instanceof StoreCreditRefused ? error.message : accessHint(String((error as Error).message)));
     return false;
   }
 }

@@ -7,8 +7,10 @@ export function issueRetryAfterSeconds(attempts: number): number {
 
 /**
  * The platform refused (or could not be asked to make) an issue's code: recorded `failed` with its
- * reason, its lease released, tried again after the backoff. An issue already issued stays so (a
- * late failure report of a code the store has changes nothing). Returns the issue's state after.
+ * reason, its lease released, tried again after the backoff. Only an issue still to be made moves:
+ * one issued stays so (a late failure report of a code the store has changes nothing), and one
+ * marked to be taken back meanwhile has its lease released, so the take-back comes at once.
+ * Returns the issue's state after, or null when it did not move.
  */
 export async function recordIssueFailed(
   db: Executor,
@@ -16,9 +18,10 @@ export async function recordIssueFailed(
   reason: string,
 ): Promise<{ status: string; attempts: number; next_attempt_at: Date } | null> {
   const attempts = issue.attempts + 1;
+  const key = { brand_id: issue.brand_id, issue_id: issue.issue_id };
   const [row] = await db('reward_issues')
-    .where({ brand_id: issue.brand_id, issue_id: issue.issue_id })
-    .whereNot({ status: 'issued' })
+    .where(key)
+    .whereIn('status', ['pending', 'failed'])
     .update({
       status: 'failed',
       attempts,
@@ -27,5 +30,6 @@ export async function recordIssueFailed(
       lease_until: null,
     })
     .returning(['status', 'attempts', 'next_attempt_at']);
+  if (!row) await db('reward_issues').where(key).where({ status: 'revoking' }).update({ lease_until: null });
   return row ?? null;
 }
