@@ -170,7 +170,7 @@ describe('a refund of the referred order takes the store credit back', () => {
     expect(await balanceOf(brand.headers, advocate.advocateId)).toMatchObject({ owed: 0 });
   });
 
-  it('two refunds of two referred orders each ask for what they left owing, the newest credit first, each debit at most what its credit gave', async () => {
+  it('two refunds of two referred orders each ask for what they left owing, the newest credit first, less what is asked already', async () => {
     const { brand, shop } = await creditBrand();
     const { db } = context.app;
     const advocate = await advocateWithAccount(brand.brandId, shop, '9501');
@@ -178,16 +178,16 @@ describe('a refund of the referred order takes the store credit back', () => {
     const second = await referredOrder(brand.headers, advocate.code);
     expect(await pass(brand.brandId)).toBe(2);
     await refundInFull(brand.headers, first);
-    await refundInFull(brand.headers, second);
-    // Newest credit first; the second refund asks only for what the first's debit does not cover.
-    const debits = await debitsOf(db, brand.brandId);
+    const half = await context.app.http.post('/api/v1/track/refund').set(brand.headers).send({ order_id: second, refund_amount: 40, is_full_refund: false });
+    expect(half.status).toBe(200);
+    // The second refund owes 15.00 in all, 10.00 of it asked of the newest credit already: 5.00 more, of the older one.
     const issues = await db('reward_issues').where({ brand_id: brand.brandId }).orderBy('issue_id');
-    expect(debits).toMatchObject([
-      { issue_id: issues[1]!.issue_id, amount: '10.00' },
-      { issue_id: issues[0]!.issue_id, amount: '10.00' },
+    expect(await debitsOf(db, brand.brandId)).toMatchObject([
+      { issue_id: issues[1]!.issue_id, amount: '10.00', status: 'pending' },
+      { issue_id: issues[0]!.issue_id, amount: '5.00', status: 'pending' },
     ]);
     expect(await pass(brand.brandId)).toBe(2);
-    expect(accountOf(shop, '9501').balance).toBe(0);
-    expect(await balanceOf(brand.headers, advocate.advocateId)).toMatchObject({ credited: 20, reversed: 20, issued: 0, owed: 0 });
+    expect(accountOf(shop, '9501').balance).toBe(500);
+    expect(await balanceOf(brand.headers, advocate.advocateId)).toMatchObject({ credited: 20, reversed: 15, issued: 5, owed: 0, balance: 0 });
   });
 });
