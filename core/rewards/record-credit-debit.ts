@@ -13,6 +13,9 @@ import { issueSpendable } from './issue-rewards';
  * transaction. What the account could not give stays owed; the next reward pays it off first.
  */
 
+/** A debit request's states: asked for, refused and waiting to be tried again, or done (what the account gave, 0 or more). The database CHECKs the same list. */
+export const CREDIT_DEBIT_STATUSES = ['pending', 'failed', 'done'] as const;
+
 /** A debit request as a platform's worker leases it. */
 export interface LeasedDebit {
   brand_id: string;
