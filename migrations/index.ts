@@ -34,6 +34,7 @@ import * as rewardIssueRevoke from './20261223_0032_reward_issue_revoke';
 import * as storeCredit from './20261224_0033_store_credit';
 import * as medusaStores from './20261225_0034_medusa_stores';
 import * as merchantNotifications from './20261230_0039_merchant_notifications';
+import * as rewardCreditDebits from './20261231_0040_reward_credit_debits';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -78,4 +79,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['20261224_0033_store_credit', storeCredit],
   ['20261225_0034_medusa_stores', medusaStores],
   ['20261230_0039_merchant_notifications', merchantNotifications],
+  ['20261231_0040_reward_credit_debits', rewardCreditDebits],
 ];

@@ -5,6 +5,7 @@ import { expireIssues } from '../../core/rewards/revoke-issues';
 import type { ConnectorDeps } from '../../server/http';
 import { type AdminApi, adminApiForBrand } from './admin-api';
 import { revokeCode } from './reward-code-revoke';
+import { debitCredit, leaseCreditDebits } from './reward-credit-debit';
 import { issueCode, leaseIssues } from './reward-codes';
 import type { ShopifyAppConfig } from './shopify-config';
 
@@ -23,7 +24,8 @@ export interface RewardCodePassOptions {
 
 /**
  * One pass over the due reward issues of linked shops: expired codes are marked to be taken back
- * first, then each due issue is made or (revoking) taken back. Returns how many it worked (0: nothing was due).
+ * first, then each due issue is made or (revoking) taken back, then each due store credit debit is
+ * made. Returns how many it worked (0: nothing was due).
  */
 export async function issueRewardCodes(db: Knex, options: RewardCodePassOptions): Promise<number> {
   await expireIssues(db, { brandId: options.brandId });
@@ -38,7 +40,10 @@ export async function issueRewardCodes(db: Knex, options: RewardCodePassOptions)
     if (issue.status === 'revoking') await revokeCode(db, apiFor(issue.brand_id), issue, options.logger);
     else await issueCode(db, apiFor(issue.brand_id), issue, options.logger);
   }
-  return issues.length;
+  // Store credit a refund takes back (reward-credit-debit.ts), leased as the issues are.
+  const debits = await leaseCreditDebits(db, { limit: ISSUES_PER_PASS, perShop: ISSUES_PER_SHOP, leaseSeconds: LEASE_SECONDS, brandId: options.brandId });
+  for (const debit of debits) await debitCredit(db, apiFor(debit.brand_id), debit, options.logger);
+  return issues.length + debits.length;
 }
 
 /**

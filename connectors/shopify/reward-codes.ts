@@ -50,7 +50,7 @@ export async function leaseIssues(db: Knex, options: { limit: number; perShop: n
 }
 
 /** The advocate's Shopify customer, when they joined on the app proxy page logged in (storefront-customers.ts). */
-async function advocateCustomer(db: Knex, issue: IssueRow, shop: string): Promise<string | null> {
+export async function advocateCustomer(db: Knex, issue: Pick<IssueRow, 'brand_id' | 'advocate_id'>, shop: string): Promise<string | null> {
   const row: { customer_id: string } | undefined = await db('shopify_storefront_customers')
     .where({ brand_id: issue.brand_id, shop_domain: shop, advocate_id: issue.advocate_id })
     .orderBy('created_at')

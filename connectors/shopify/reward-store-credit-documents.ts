@@ -1,7 +1,7 @@
 /**
  * The Admin GraphQL documents of rewards issued as Shopify store credit (docs/merchants/shopify.md
  * "Store credit"), each validated against the 2026-10 schema with its cost and scopes
- * (test/shopify/admin-documents.test.ts). Crediting needs `write_store_credit_account_transactions`;
+ * (test/shopify/admin-documents.test.ts). Crediting and debiting need `write_store_credit_account_transactions`;
  * reading a customer's accounts (the look-up before a retry) `read_customers` and
  * `read_store_credit_accounts`: an account is reached through its owner, the customer.
  */
@@ -16,21 +16,35 @@ export const CREDIT_REWARD = `#graphql
   }`;
 
 /**
- * The customer's latest credits in the issue's currency, asked before crediting again: Shopify
- * documents no idempotency key for storeCreditAccountCredit, so a retry looks for its own credit.
+ * The customer's account in the issue's currency: its id, balance and latest transactions of one
+ * type (`type:credit` or `type:debit`). Shopify documents no idempotency key for
+ * storeCreditAccountCredit nor storeCreditAccountDebit, so a retry looks for its own transaction;
+ * a debit also reads what the account still holds.
  */
 export const RECENT_STORE_CREDITS = `#graphql
-  query RecentStoreCredits($customer: ID!, $currency: String!) {
+  query RecentStoreCredits($customer: ID!, $currency: String!, $type: String!) {
     customer(id: $customer) {
       storeCreditAccounts(first: 2, query: $currency) {
         nodes {
-          transactions(first: 25, query: "type:credit", sortKey: CREATED_AT, reverse: true) {
+          id
+          balance { amount currencyCode }
+          transactions(first: 25, query: $type, sortKey: CREATED_AT, reverse: true) {
             nodes {
               ... on StoreCreditAccountCreditTransaction { id createdAt amount { amount currencyCode } }
+              ... on StoreCreditAccountDebitTransaction { id createdAt amount { amount currencyCode } }
             }
           }
         }
       }
+    }
+  }`;
+
+/** What a refund takes back from the customer's account in the issue's currency (at most its balance). */
+export const DEBIT_REWARD = `#graphql
+  mutation DebitReward($account: ID!, $debit: StoreCreditAccountDebitInput!) {
+    storeCreditAccountDebit(id: $account, debitInput: $debit) {
+      storeCreditAccountTransaction { id }
+      userErrors { field message code }
     }
   }`;
 

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { currencyExponent } from '../../core/currency';
-import { decimalFromMinor, minorFromDecimal } from '../../core/money';
+import { type Minor, decimalFromMinor, minorFromDecimal } from '../../core/money';
 import type { IssuedOnPlatform, LeasedIssue } from '../../core/rewards/record-issued';
 import type { AdminApi } from './admin-api';
 import { CREDIT_REWARD, CUSTOMER_BY_EMAIL, RECENT_STORE_CREDITS } from './reward-store-credit-documents';
@@ -32,14 +32,14 @@ export function storeCreditHint(message: string): string {
     : message;
 }
 
-const isAccessDenied = (error: unknown) => /access denied|ACCESS_DENIED/i.test(String((error as Error).message));
+export const isAccessDenied = (error: unknown) => /access denied|ACCESS_DENIED/i.test(String((error as Error).message));
 
 /** The customer whose email is the advocate's, when the app may read customers; null when none (or it may not). */
-async function customerByEmail(db: Knex, api: AdminApi, issue: CreditIssue): Promise<string | null> {
-  const advocate: { email: string } | undefined = await db('advocates').where({ brand_id: issue.brand_id, advocate_id: issue.advocate_id }).first('email');
-  if (!advocate) return null;
+export async function customerByEmail(db: Knex, api: AdminApi, advocate: Pick<LeasedIssue, 'brand_id' | 'advocate_id'>): Promise<string | null> {
+  const row: { email: string } | undefined = await db('advocates').where({ brand_id: advocate.brand_id, advocate_id: advocate.advocate_id }).first('email');
+  if (!row) return null;
   try {
-    const found = await api.request<{ customerByIdentifier: { id: string } | null }>(CUSTOMER_BY_EMAIL, { email: advocate.email });
+    const found = await api.request<{ customerByIdentifier: { id: string } | null }>(CUSTOMER_BY_EMAIL, { email: row.email });
     return found.customerByIdentifier?.id ?? null;
   } catch (error) {
     // Without read_customers the advocate is found only as a customer who joined signed in.
@@ -48,30 +48,58 @@ async function customerByEmail(db: Knex, api: AdminApi, issue: CreditIssue): Pro
   }
 }
 
+/** A customer's store credit account in one currency: what it holds, and its latest transactions of one kind (amounts unsigned), newest first. */
+export interface CreditAccount {
+  id: string;
+  balance: Minor;
+  transactions: Array<{ id: string; createdAt: string; amount: Minor }>;
+}
+
+/** The customer's accounts in `currency`, with their 25 latest credits or debits. */
+export async function creditAccounts(api: AdminApi, customer: string, currency: string, kind: 'credit' | 'debit'): Promise<CreditAccount[]> {
+  type Money = { amount: string; currencyCode: string };
+  const data = await api.request<{
+    customer: { storeCreditAccounts: { nodes: Array<{ id: string; balance: Money; transactions: { nodes: Array<{ id?: string; createdAt?: string; amount?: Money }> } }> } } | null;
+  }>(RECENT_STORE_CREDITS, { customer, currency: `currency_code:${currency}`, type: `type:${kind}` });
+  const exponent = currencyExponent(currency);
+  const inCurrency = (money: Money | undefined) => (money?.currencyCode === currency ? Math.abs(minorFromDecimal(money.amount, exponent)) : null);
+  return (data.customer?.storeCreditAccounts.nodes ?? []).map((account) => ({
+    id: account.id,
+    balance: inCurrency(account.balance) ?? 0,
+    transactions: account.transactions.nodes.flatMap((node) => (node.id && inCurrency(node.amount) !== null ? [{ id: node.id, createdAt: node.createdAt ?? '', amount: inCurrency(node.amount)! }] : [])),
+  }));
+}
+
+/**
+ * The transaction a retry sent before (Shopify keeps no idempotency key): the oldest of exactly
+ * `amount` made since `sentAt` (less the clock slack) that `taken` does not say another row recorded.
+ */
+export async function sentTransaction(
+  accounts: CreditAccount[],
+  sent: { amount: Minor; sentAt: Date },
+  taken: (ids: string[]) => Promise<Set<string>>,
+): Promise<string | null> {
+  const since = sent.sentAt.getTime() - CLOCK_SLACK_SECONDS * 1000;
+  const candidates = accounts.flatMap((account) => account.transactions).filter((transaction) => transaction.amount === sent.amount && Date.parse(transaction.createdAt) >= since);
+  if (candidates.length === 0) return null;
+  const recorded = await taken(candidates.map((transaction) => transaction.id));
+  // Oldest first: the first one sent.
+  return candidates.reverse().find((transaction) => !recorded.has(transaction.id))?.id ?? null;
+}
+
 /** A credit of the issue's amount on the customer's account made since its first credit was sent (and not another issue's). */
 async function sentCredit(db: Knex, api: AdminApi, issue: CreditIssue & { credit_sent_at: Date }, customer: string): Promise<string | null> {
-  let data: { customer: { storeCreditAccounts: { nodes: Array<{ transactions: { nodes: Array<{ id?: string; createdAt?: string; amount?: { amount: string; currencyCode: string } }> } }> } } | null };
+  let accounts: CreditAccount[];
   try {
-    data = await api.request(RECENT_STORE_CREDITS, { customer, currency: `currency_code:${issue.currency}` });
+    accounts = await creditAccounts(api, customer, issue.currency, 'credit');
   } catch (error) {
     // Never credit again without knowing: the issue waits for the scope.
     throw new StoreCreditRefused(storeCreditHint(`could not check whether the credit sent at ${issue.credit_sent_at.toISOString()} was made: ${(error as Error).message}`));
   }
-  const exponent = currencyExponent(issue.currency);
-  const amount = minorFromDecimal(issue.amount, exponent);
-  const since = issue.credit_sent_at.getTime() - CLOCK_SLACK_SECONDS * 1000;
-  const candidates = (data.customer?.storeCreditAccounts.nodes ?? [])
-    .flatMap((account) => account.transactions.nodes)
-    .filter((credit) => credit.id && credit.amount?.currencyCode === issue.currency && minorFromDecimal(credit.amount.amount, exponent) === amount && Date.parse(credit.createdAt ?? '') >= since);
-  if (candidates.length === 0) return null;
-  const taken = new Set<string>(
-    await db('reward_issues')
-      .where({ brand_id: issue.brand_id })
-      .whereIn('platform_id', candidates.map((credit) => credit.id!))
-      .pluck('platform_id'),
+  const amount = minorFromDecimal(issue.amount, currencyExponent(issue.currency));
+  return sentTransaction(accounts, { amount, sentAt: issue.credit_sent_at }, async (ids) =>
+    new Set<string>(await db('reward_issues').where({ brand_id: issue.brand_id }).whereIn('platform_id', ids).pluck('platform_id')),
   );
-  // Oldest first: the first credit sent for this issue.
-  return candidates.reverse().find((credit) => !taken.has(credit.id!))?.id ?? null;
 }
 
 /**

@@ -5,7 +5,8 @@
  *   (− what is left, when voided);
  * - approved: `credit` (+ at approval, or at once with no hold), `reversal` (− a refund's share),
  *   `void` (− what is left of an approved, unpaid reward), `payout` (− paid out to the advocate),
- *   `issued` (− handed out as a single-use code, core/rewards/issue-rewards.ts);
+ *   `issued` (− handed out as a single-use code, core/rewards/issue-rewards.ts), `credit_debit` (+ what a
+ *   debit took back from the advocate's store credit after a refund, core/rewards/record-credit-debit.ts);
  * - spent: `redemption` (− an advocate claim) and `redemption_return` (+ its refund);
  * - `review` (0): an in-review reward passed review and is held until its hold ends.
  * The database CHECKs the same list.
@@ -23,6 +24,7 @@ export const LEDGER_ENTRY_KINDS = [
   'void',
   'payout',
   'issued',
+  'credit_debit',
 ] as const;
 export type LedgerEntryKind = (typeof LEDGER_ENTRY_KINDS)[number];
 

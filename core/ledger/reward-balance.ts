@@ -19,7 +19,7 @@ export const rewardBalanceSchema = z.object({
     .number()
     .describe('Approved and neither paid out nor issued: credited − reversed − approved money voided − paid − issued; below zero when refunds took back money already paid out or issued (see owed)'),
   paid: z.number().describe('Paid out (payouts mark-paid)'),
-  issued: z.number().describe("Handed out to spend on the store as single-use codes (a coupon brand's fulfilment), net of what unused codes gave back"),
+  issued: z.number().describe("Handed out to spend on the store as single-use codes or store credit (a coupon or store_credit brand's fulfilment), net of what unused codes gave back and store credit debited back after refunds"),
   voided: z.number().describe('Voided, held or approved'),
   payable: z.number().describe('What a payout may pay now: approved − redeemed, at least 0'),
   owed: z

@@ -185,6 +185,24 @@ export async function returnIssued(
 }
 
 /**
+ * What a debit took back from the advocate's store credit, into the balance (a `credit_debit`
+ * entry of +amount, with the credit's issue_id): after a refund, the debit's own row guards it once
+ * (core/rewards/record-credit-debit.ts); one issue may be debited by several refunds.
+ */
+export async function returnDebited(db: Executor, entry: { brandId: string; advocateId: number; issueId: number; amount: Minor; exponent: number }): Promise<void> {
+  if (entry.amount <= 0) return;
+  await db('reward_ledger').insert({
+    brand_id: entry.brandId,
+    advocate_id: entry.advocateId,
+    issue_id: entry.issueId,
+    kind: 'credit_debit' satisfies LedgerEntryKind,
+    amount: decimalFromMinor(entry.amount, entry.exponent),
+    actor: 'system',
+    reason: 'store credit debited after a refund',
+  });
+}
+
+/**
  * Gives back what a refunded advocate claim redeemed, pro rata on the cumulative refund (all of
  * it on a full refund), never more than was redeemed. Returns the amount given back.
  */
@@ -231,7 +249,8 @@ export function balanceFrom(
   const reversed = -sum('reversal');
   const redeemed = -sum('redemption') - sum('redemption_return');
   const paid = -sum('payout');
-  const issued = -sum('issued');
+  // Store credit debited back after a refund is no longer issued: it is in the balance again.
+  const issued = -sum('issued') - sum('credit_debit');
   const pending = HELD_KINDS.reduce((total, kind) => total + sum(kind), 0);
   const approved = credited - reversed + sum('void') - paid - issued;
   const exponent = currencyExponent(currency);

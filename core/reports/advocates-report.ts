@@ -128,6 +128,7 @@ export const ENTRY_LABELS: Record<LedgerEntryKind, string> = {
   redemption: 'Redeemed',
   redemption_return: 'Redemption refunded',
   issued: 'Issued as a discount code',
+  credit_debit: 'Taken back from store credit',
 };
 
 export interface AdvocateHistoryEntry {

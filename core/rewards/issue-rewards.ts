@@ -13,7 +13,7 @@ import type { LedgerEntryKind } from '../ledger/entry-kind';
  */
 
 /** The kinds whose sum is the advocate's spendable approved money (held money is never issued). */
-const SPENDABLE_KINDS: readonly LedgerEntryKind[] = ['credit', 'reversal', 'void', 'payout', 'redemption', 'redemption_return', 'issued'];
+const SPENDABLE_KINDS: readonly LedgerEntryKind[] = ['credit', 'reversal', 'void', 'payout', 'redemption', 'redemption_return', 'issued', 'credit_debit'];
 
 /**
  * The code of an issue: deterministic (the brand, the advocate and the issue id), so a worker that

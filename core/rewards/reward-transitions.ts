@@ -9,6 +9,7 @@ import { type RefundedOrder, rewardMail, rewardReversedMail } from '../mail/prog
 import { type Minor, minorFromDecimal } from '../money';
 import { type RewardRow, type RewardView, isPaid, lockReward, lockRewardOfConversion, setRewardStatus, toRewardView } from './reward-records';
 import { issueApproved, issueSpendable } from './issue-rewards';
+import { requestCreditDebits } from './request-credit-debits';
 import { owedAfterRevoking } from './revoke-issues';
 import { type RewardStatus, isHeld, nextStatus } from './reward-status';
 
@@ -172,6 +173,8 @@ export async function refundReward(trx: Knex.Transaction, brandId: string, refun
   if (reversed === 0) return { reversed, owed: 0 };
   // What the advocate's unspent codes cannot cover stays owed (they are taken back: revoke-issues.ts).
   const owed = await owedAfterRevoking(trx, brandId, advocateId, refund.exponent);
+  // What the codes cannot cover is asked of their store credit; it stays owed (and is said so) until debited.
+  await requestCreditDebits(trx, brandId, { advocateId, refundPk: refund.refundPk, owed, exponent: refund.exponent });
   if (row.status !== 'in_review') {
     await enqueueMail(trx, [rewardReversedMail({ brandId, advocateId, refundPk: refund.refundPk, amount: reversed, owed, exponent: refund.exponent }, refund.order)]);
   }

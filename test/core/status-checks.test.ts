@@ -12,6 +12,7 @@ import { CONVERSION_STATUSES } from '../../core/conversions/conversion-status';
 import { REFERRAL_TYPES } from '../../core/conversions/referral-type';
 import { REVIEW_STATUSES } from '../../core/fraud/reviews';
 import { LEDGER_ENTRY_KINDS } from '../../core/ledger/entry-kind';
+import { CREDIT_DEBIT_STATUSES } from '../../core/rewards/record-credit-debit';
 import { givenAdvocate, givenBrand } from '../helpers/fixtures';
 import { type TestApp, startTestApp } from '../helpers/test-app';
 
@@ -37,6 +38,7 @@ describe('statuses and kinds: the unions in core and the CHECKs in the database 
     ['conversions_discount_type_check', DISCOUNT_TYPES],
     ['refunds_status_after_check', CONVERSION_STATUSES],
     ['reward_ledger_kind_check', LEDGER_ENTRY_KINDS],
+    ['reward_credit_debits_status_check', CREDIT_DEBIT_STATUSES],
     ['referral_codes_kind_check', CODE_KINDS],
     ['brands_plan_check', PLANS],
     ['brands_status_check', BRAND_STATUSES],

@@ -43,6 +43,7 @@ describe('the Admin GraphQL documents the connector sends', () => {
         'RecentStoreCredits',
         'RewardCustomerByEmail',
         'DeleteRewardCode',
+        'DebitReward',
       ]),
     );
   });
