@@ -1,10 +1,11 @@
 import type { Knex } from 'knex';
+import { issueRetryAfterSeconds } from '../../core/rewards/record-issue-failed';
 import type { Logger } from 'pino';
 import { currencyExponent } from '../../core/currency';
 import { decimalFromMinor, minorFromDecimal } from '../../core/money';
 import { type LeasedDebit, recordCreditDebit } from '../../core/rewards/record-credit-debit';
 import type { AdminApi } from './admin-api';
-import { advocateCustomer, retryAfterSeconds } from './reward-codes';
+import { advocateCustomer } from './reward-codes';
 import { DEBIT_REWARD } from './reward-store-credit-documents';
 import { type CreditAccount, StoreCreditRefused, creditAccounts, customerByEmail, sentTransaction, storeCreditHint } from './reward-store-credit';
 
@@ -101,7 +102,7 @@ export async function debitCredit(db: Knex, apiFor: () => Promise<AdminApi>, deb
         status: 'failed',
         attempts,
         last_error: (error instanceof StoreCreditRefused ? error.message : storeCreditHint(String((error as Error).message))).slice(0, 2000),
-        next_attempt_at: db.raw('now() + make_interval(secs => ?)', [retryAfterSeconds(attempts)]),
+        next_attempt_at: db.raw('now() + make_interval(secs => ?)', [issueRetryAfterSeconds(attempts)]),
         lease_until: null,
       });
     return false;
