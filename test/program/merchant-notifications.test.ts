@@ -3,13 +3,10 @@ import supertest from 'supertest';
 import { enqueueDigests, enqueueReviewAlerts } from '../../core/accounts/merchant-notices';
 import { decryptSecret } from '../../core/brands/key-encryption';
 import { afterAnswerSettled } from '../../server/after-answer';
-import { type MailDeps, deliverDueMail } from '../../server/mail/deliver-mail';
-import type { MailSettings } from '../../server/mail/mail-settings';
-import { createMailTransport } from '../../server/mail/mail-transport';
 import { csrfTokenOf, signedInAgent } from '../dashboard/dashboard-helpers';
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { TEST_SECRET, type TestApp, startTestApp } from '../helpers/test-app';
-import { type SmtpReceiver, startSmtpReceiver } from '../mail/smtp-receiver';
+import { captureMail } from '../mail/mail-capture';
 
 /**
  * Issue 41: nothing told a merchant that the program needed them. Owners and admins get a daily
@@ -18,28 +15,16 @@ import { type SmtpReceiver, startSmtpReceiver } from '../mail/smtp-receiver';
  */
 
 let t: TestApp;
-let smtp: SmtpReceiver;
-let deps: MailDeps;
 let counter = 0;
 const uniqueEmail = (name: string) => `${name}-${Date.now()}-${++counter}@team.example`;
 
 beforeAll(async () => {
   t = await startTestApp();
-  smtp = await startSmtpReceiver();
-  const settings: MailSettings = { smtpUrl: smtp.url, from: 'program@shop.example', workerIntervalMs: 50, sendTimeoutMs: 20_000, retryScale: 0.001 };
-  deps = { db: t.db, transport: createMailTransport(settings, '/nonexistent'), settings, publicUrl: 'https://referrals.example', secret: TEST_SECRET };
 });
-afterAll(async () => {
-  deps?.transport.close();
-  await smtp?.stop();
-});
-
-const sendDue = async (brandId: string) => {
-  while ((await deliverDueMail(deps, brandId)) > 0);
-};
+const mail = captureMail(() => t.db);
+const sendDue = mail.sendDue;
 /** The notices (not the invitation) an address received. */
-const receivedBy = (email: string) =>
-  smtp.received.filter((mail) => mail.to && !Array.isArray(mail.to) && mail.to.value[0]?.address?.toLowerCase() === email.toLowerCase() && /referrals:/.test(mail.subject ?? ''));
+const receivedBy = (email: string) => mail.receivedBy(email).filter((received) => /referrals:/.test(received.subject ?? ''));
 
 /** The operator invites `role` users; each signs in by the emailed link (a browser-like agent). */
 async function teamOf(brandId: string, roles: Array<'owner' | 'admin' | 'viewer'>) {

@@ -2,13 +2,10 @@ import type { Knex } from 'knex';
 import { type AdminApi, adminApiForBrand } from '../../connectors/shopify/admin-api';
 import { processInbox } from '../../connectors/shopify/process-inbox';
 import { issueRewardCodes } from '../../connectors/shopify/reward-code-worker';
-import { type MailDeps, deliverDueMail } from '../../server/mail/deliver-mail';
-import type { MailSettings } from '../../server/mail/mail-settings';
-import { createMailTransport } from '../../server/mail/mail-transport';
 import { csrfTokenOf, settingsFormOf, signedInAgent } from '../dashboard/dashboard-helpers';
 import { givenAdvocate } from '../helpers/fixtures';
 import { TEST_SECRET } from '../helpers/test-app';
-import { type SmtpReceiver, startSmtpReceiver } from '../mail/smtp-receiver';
+import { captureMail } from '../mail/mail-capture';
 import { connectedBrand as connectedShop, exactNumber, fixtureText, referrals, refundOf, sendWebhook, setUpShopifyTests, variant } from './shopify-test-kit';
 
 const context = setUpShopifyTests();
@@ -282,17 +279,7 @@ describe('a refund after the code was used', () => {
 });
 
 describe('reward_code_expiry_days', () => {
-  let smtp: SmtpReceiver;
-  let deps: MailDeps;
-  beforeAll(async () => {
-    smtp = await startSmtpReceiver();
-    const settings: MailSettings = { smtpUrl: smtp.url, from: 'program@shop.example', workerIntervalMs: 50, sendTimeoutMs: 20_000, retryScale: 0.001 };
-    deps = { db: context.app.db, transport: createMailTransport(settings, '/nonexistent'), settings, publicUrl: 'https://referrals.example', secret: TEST_SECRET };
-  });
-  afterAll(async () => {
-    deps?.transport.close();
-    await smtp?.stop();
-  });
+  const mail = captureMail(() => context.app.db);
 
   it('the advocate hears it all, in order, through a real SMTP server: earned and approved, the code, what the refund took back and what is left, the new code', async () => {
     // Issue 40, Done when: "Emails arrive through a real SMTP server with the code and the reversal, in order".
@@ -305,15 +292,15 @@ describe('reward_code_expiry_days', () => {
     while ((await pass(brand.brandId)) > 0); // the take-back, then the new code
     const [first, second] = await issuesOf(db, brand.brandId);
     expect([first!.status, second!.amount]).toEqual(['revoked', '5.00']);
-    while ((await deliverDueMail(deps, brand.brandId)) > 0);
+    await mail.sendDue(brand.brandId);
 
-    const mine = smtp.received.filter((mail) => mail.to && !Array.isArray(mail.to) && mail.to.value[0]?.address?.toLowerCase() === advocate.email.toLowerCase());
-    const order = mine.map((mail) => (mail.text ?? '').includes(first!.code) ? `code ${first!.code}` : (mail.text ?? '').includes(second!.code) ? `code ${second!.code}` : /taken back/.test(mail.text ?? '') ? 'reversed' : 'other');
+    const mine = mail.receivedBy(advocate.email);
+    const order = mine.map((received) => (received.text ?? '').includes(first!.code) ? `code ${first!.code}` : (received.text ?? '').includes(second!.code) ? `code ${second!.code}` : /taken back/.test(received.text ?? '') ? 'reversed' : 'other');
     expect(order.filter((kind) => kind !== 'other')).toEqual([`code ${first!.code}`, 'reversed', `code ${second!.code}`]);
-    const reversed = mine.find((mail) => /taken back/.test(mail.text ?? ''))!;
+    const reversed = mine.find((received) => /taken back/.test(received.text ?? ''))!;
     expect(reversed.text).toContain('5.00');
     expect(reversed.text).not.toMatch(/You now owe/);
-    expect(mine.find((mail) => (mail.text ?? '').includes(second!.code))!.text).toContain('5.00');
+    expect(mine.find((received) => (received.text ?? '').includes(second!.code))!.text).toContain('5.00');
   });
 
   it('is none by default and set by PATCH /api/v1/brand from 1 to 3650 days (refusals name the field), the dashboard Settings form and the CLI (none: no expiry)', async () => {
@@ -356,10 +343,10 @@ describe('reward_code_expiry_days', () => {
     expect(Math.abs(expiresAt - (new Date(issue!.created_at).getTime() + 30 * 86_400_000))).toBeLessThan(1000);
     await pass(brand.brandId);
     expect(codesOn(shop, issue!.code)[0]!.input).toMatchObject({ endsAt: new Date(expiresAt).toISOString() });
-    while ((await deliverDueMail(deps, brand.brandId)) > 0);
-    const mail = smtp.received.find((received) => received.text?.includes(issue!.code));
+    await mail.sendDue(brand.brandId);
+    const withCode = mail.receivedBy(advocate.email).find((received) => received.text?.includes(issue!.code));
     const day = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' }).format(new Date(expiresAt));
-    expect(mail!.text).toContain(`It expires on ${day}; if it is not used by then, its value comes back to you as a new code.`);
+    expect(withCode!.text).toContain(`It expires on ${day}; if it is not used by then, its value comes back to you as a new code.`);
 
     // Not expired yet: the pass leaves it. Then its day passes (the clock moved by its expires_at).
     expect(await pass(brand.brandId)).toBe(0);

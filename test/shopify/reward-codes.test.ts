@@ -1,13 +1,10 @@
 import type { Knex } from 'knex';
 import { adminApiForBrand } from '../../connectors/shopify/admin-api';
 import { issueRewardCodes } from '../../connectors/shopify/reward-code-worker';
-import { type MailDeps, deliverDueMail } from '../../server/mail/deliver-mail';
-import type { MailSettings } from '../../server/mail/mail-settings';
-import { createMailTransport } from '../../server/mail/mail-transport';
 import { csrfTokenOf, settingsFormOf, signedInAgent } from '../dashboard/dashboard-helpers';
 import { givenAdvocate, givenBrand, uniqueOrderId } from '../helpers/fixtures';
 import { TEST_SECRET } from '../helpers/test-app';
-import { type SmtpReceiver, startSmtpReceiver } from '../mail/smtp-receiver';
+import { captureMail } from '../mail/mail-capture';
 import { processInbox } from '../../connectors/shopify/process-inbox';
 import { connectedBrand as connectedShop, exactNumber, fixtureText, referrals, refundOf, sendWebhook, setUpShopifyTests, variant } from './shopify-test-kit';
 
@@ -250,20 +247,7 @@ describe('spending a reward code', () => {
 });
 
 describe('the reward_issued email', () => {
-  let smtp: SmtpReceiver;
-  let deps: MailDeps;
-  beforeAll(async () => {
-    smtp = await startSmtpReceiver();
-    const settings: MailSettings = { smtpUrl: smtp.url, from: 'program@shop.example', workerIntervalMs: 50, sendTimeoutMs: 20_000, retryScale: 0.001 };
-    deps = { db: context.app.db, transport: createMailTransport(settings, '/nonexistent'), settings, publicUrl: 'https://referrals.example', secret: TEST_SECRET };
-  });
-  afterAll(async () => {
-    deps?.transport.close();
-    await smtp?.stop();
-  });
-  const sendDue = async (brandId: string) => {
-    while ((await deliverDueMail(deps, brandId)) > 0);
-  };
+  const { sendDue, receivedBy } = captureMail(() => context.app.db);
 
   it('arrives once the code is made, with the code, the amount and how to use it (French for a French program); none while the code is not made, none when switched off', async () => {
     const { brand } = await connectedBrand({ language: 'fr', email_reward_approved: false });
@@ -271,7 +255,7 @@ describe('the reward_issued email', () => {
     const advocate = await givenAdvocate(db, brand.brandId, { first_name: 'Léa' });
     await referredOrder(brand.headers, advocate.code);
     await sendDue(brand.brandId);
-    const received = () => smtp.received.filter((mail) => mail.to && !Array.isArray(mail.to) && mail.to.value[0]?.address?.toLowerCase() === advocate.email.toLowerCase());
+    const received = () => receivedBy(advocate.email);
     expect(received()).toHaveLength(0);
 
     await issuePass(brand.brandId);

@@ -4,13 +4,10 @@ import { issueRewardCodes } from '../../connectors/shopify/reward-code-worker';
 import { advocatePage } from '../../connectors/shopify/app-proxy-page';
 import { advocateFigures } from '../../connectors/shopify/storefront-customers';
 import { getBrand, updateBrand } from '../../core/brands/brand';
-import { type MailDeps, deliverDueMail } from '../../server/mail/deliver-mail';
-import type { MailSettings } from '../../server/mail/mail-settings';
-import { createMailTransport } from '../../server/mail/mail-transport';
 import { csrfTokenOf, settingsFormOf, signedInAgent } from '../dashboard/dashboard-helpers';
 import { givenAdvocate, uniqueOrderId } from '../helpers/fixtures';
 import { TEST_SECRET } from '../helpers/test-app';
-import { type SmtpReceiver, startSmtpReceiver } from '../mail/smtp-receiver';
+import { captureMail } from '../mail/mail-capture';
 import { connectedBrand as connectedShop, installApp, referrals, setUpShopifyTests } from './shopify-test-kit';
 
 const context = setUpShopifyTests();
@@ -225,21 +222,7 @@ describe("a store_credit brand's approved reward is credited to the advocate's S
 });
 
 describe('the reward_issued email of store credit', () => {
-  let smtp: SmtpReceiver;
-  let deps: MailDeps;
-  beforeAll(async () => {
-    smtp = await startSmtpReceiver();
-    const settings: MailSettings = { smtpUrl: smtp.url, from: 'program@shop.example', workerIntervalMs: 50, sendTimeoutMs: 20_000, retryScale: 0.001 };
-    deps = { db: context.app.db, transport: createMailTransport(settings, '/nonexistent'), settings, publicUrl: 'https://referrals.example', secret: TEST_SECRET };
-  });
-  afterAll(async () => {
-    deps?.transport.close();
-    await smtp?.stop();
-  });
-  const sendDue = async (brandId: string) => {
-    while ((await deliverDueMail(deps, brandId)) > 0);
-  };
-  const receivedBy = (email: string) => smtp.received.filter((mail) => mail.to && !Array.isArray(mail.to) && mail.to.value[0]?.address?.toLowerCase() === email.toLowerCase());
+  const { sendDue, receivedBy } = captureMail(() => context.app.db);
 
   it('says the amount was added to their store credit and is used at checkout when signed in; a code that stands in for it says why (German)', async () => {
     const { brand, shop } = await creditBrand(STORE_CREDIT_SCOPES, { name: 'Credit Shop', email_reward_approved: false });
