@@ -1,9 +1,10 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { type PollingWorker, startPollingWorker } from '../../core/jobs/polling-worker';
+import type { PollingWorker } from '../../core/jobs/polling-worker';
 import type { ConnectorDeps } from '../../server/http';
-import { type AdminApi, adminApiForBrand } from './admin-api';
+import type { AdminApi } from './admin-api';
 import { DEFAULT_SYNC_OPTIONS, type SyncOptions, leaseShops, releaseShop, syncShopDiscount } from './discount-sync';
+import { startShopPassWorker } from './shop-pass-worker';
 import type { ShopifyAppConfig } from './shopify-config';
 
 /** Shops one pass takes (each gets a bounded number of calls, so a big backlog does not starve the others). */
@@ -45,13 +46,5 @@ export async function syncDiscounts(db: Knex, options: DiscountPassOptions): Pro
  * pass that found work, until none is left.
  */
 export function startDiscountSyncWorker(deps: ConnectorDeps, appConfig: ShopifyAppConfig | null, intervalMs = 10_000): PollingWorker {
-  return startPollingWorker({
-    pass: () =>
-      syncDiscounts(deps.db, {
-        logger: deps.logger,
-        apiFor: (brandId) => adminApiForBrand(deps.db, brandId, { encryptionSecret: deps.config.keyEncryptionSecret, appConfig }),
-      }),
-    intervalMs,
-    onError: (error) => deps.logger.error({ err: error }, 'shopify discount sync pass failed'),
-  });
+  return startShopPassWorker(deps, appConfig, 'shopify discount sync', syncDiscounts, intervalMs);
 }

@@ -1,12 +1,13 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { type PollingWorker, startPollingWorker } from '../../core/jobs/polling-worker';
+import type { PollingWorker } from '../../core/jobs/polling-worker';
 import { expireIssues } from '../../core/rewards/revoke-issues';
 import type { ConnectorDeps } from '../../server/http';
-import { type AdminApi, adminApiForBrand } from './admin-api';
+import type { AdminApi } from './admin-api';
 import { revokeCode } from './reward-code-revoke';
 import { debitCredit, leaseCreditDebits } from './reward-credit-debit';
 import { issueCode, leaseIssues } from './reward-codes';
+import { startShopPassWorker } from './shop-pass-worker';
 import type { ShopifyAppConfig } from './shopify-config';
 
 /** Issues one pass takes in all, and of one shop (each at most two calls), so one shop's backlog does not starve the others. */
@@ -52,13 +53,5 @@ export async function issueRewardCodes(db: Knex, options: RewardCodePassOptions)
  * pass that found work, until none is due.
  */
 export function startRewardCodeWorker(deps: ConnectorDeps, appConfig: ShopifyAppConfig | null, intervalMs = 10_000): PollingWorker {
-  return startPollingWorker({
-    pass: () =>
-      issueRewardCodes(deps.db, {
-        logger: deps.logger,
-        apiFor: (brandId) => adminApiForBrand(deps.db, brandId, { encryptionSecret: deps.config.keyEncryptionSecret, appConfig }),
-      }),
-    intervalMs,
-    onError: (error) => deps.logger.error({ err: error }, 'shopify reward code pass failed'),
-  });
+  return startShopPassWorker(deps, appConfig, 'shopify reward code', issueRewardCodes, intervalMs);
 }
