@@ -128,10 +128,19 @@ export async function issueRewardPromotions(deps: { service: RewardIssueService;
     }
     const recorded = await service.issued(issue.issue_id, promotionId);
     // Taken back and settled while it was being made (its lease outlived): nothing of it may stay usable.
-    if (recorded.status === 'revoked') await gateway.delete(promotionId);
+    if (recorded.status === 'revoked') await deleteSettled(gateway, promotionId, issue.code, logger);
     summary.issued += 1;
   }
   if (summary.issued > 0) logger.info(`referral plugin: ${summary.issued} reward code(s) made Medusa promotions`);
   if (summary.revoked > 0) logger.info(`referral plugin: ${summary.revoked} reward code(s) taken back`);
   return summary;
+}
+
+/** The service will not hand a settled code out again: a delete Medusa refuses is the merchant's to do, so the log names the promotion. */
+async function deleteSettled(gateway: RewardPromotionGateway, promotionId: string, code: string, logger: DeliveryLogger): Promise<void> {
+  try {
+    await gateway.delete(promotionId);
+  } catch (error) {
+    logger.error(`referral plugin: reward code ${code} was taken back while its promotion ${promotionId} was made, and Medusa refused to delete it: delete it in the admin (${(error as Error).message})`);
+  }
 }
