@@ -1,7 +1,8 @@
 import type Router from '@koa/router';
 import { z } from 'zod';
 import { type AppContext, type AppState, type Ctx, authenticateApiKey, parseJsonObject, readRawBody } from '../../server/http';
-import { pullRewardIssues, reportFailed, reportIssued } from './reward-issues';
+import { reportRevoked, reportUsed } from './reward-issue-take-back';
+import { ISSUE_ACTIONS, pullRewardIssues, reportFailed, reportIssued } from './reward-issues';
 
 /** Issues one pull leases, unless it asks for fewer: each costs the plugin a few workflow calls. */
 const DEFAULT_PULL = 10;
@@ -14,6 +15,12 @@ const pullQuerySchema = z.object({
     .transform(Number)
     .refine((limit) => limit >= 1 && limit <= MAX_PULL, { error: `must be an integer from 1 to ${MAX_PULL}` })
     .optional(),
+  /** What the plugin can do, comma separated: `make` (the default: an older plugin), `take_back`. */
+  actions: z
+    .string()
+    .transform((list) => list.split(','))
+    .pipe(z.array(z.enum(ISSUE_ACTIONS, { error: `must be a comma-separated list of ${ISSUE_ACTIONS.join(', ')}` })).min(1))
+    .optional(),
 });
 const issuePathSchema = z.object({ id: z.string().regex(/^[1-9]\d{0,15}$/, { error: 'must be a positive integer reward issue id' }).transform(Number) });
 const issuedSchema = z.object({ promotion_id: z.string({ error: 'is required: the id of the Medusa promotion made for the code' }).trim().min(1).max(200) });
@@ -24,18 +31,21 @@ type IssueCtx = Ctx & { params: Record<string, string> };
 /**
  * The plugin's reward codes (docs/merchants/medusa.md "Reward codes"), with the brand's secret key
  * (X-API-Key + X-Brand-ID), as the plugin reads the brand: GET /medusa/reward-issues leases the due
- * issues, POST …/{id}/issued and …/{id}/failed report what Medusa did with each.
+ * issues, POST …/{id}/issued and …/{id}/failed report what Medusa did with each, and …/{id}/revoked
+ * and …/{id}/used what became of a code taken back.
  */
 export function rewardIssueRoutes(router: Router<AppState, AppContext>): void {
   router.get('/reward-issues', authenticateApiKey, pullRoute);
   router.post('/reward-issues/:id/issued', readRawBody, authenticateApiKey, issuedRoute);
   router.post('/reward-issues/:id/failed', readRawBody, authenticateApiKey, failedRoute);
+  router.post('/reward-issues/:id/revoked', authenticateApiKey, revokedRoute);
+  router.post('/reward-issues/:id/used', authenticateApiKey, usedRoute);
 }
 
 /** 200 with the leased issues (none: an empty list); the first pull links the brand's store. */
 async function pullRoute(ctx: Ctx): Promise<void> {
-  const { limit } = pullQuerySchema.parse(ctx.query);
-  ctx.body = { success: true, data: await pullRewardIssues(ctx.app.context.deps.db, ctx.state.brand!.brand_id, limit ?? DEFAULT_PULL) };
+  const { limit, actions } = pullQuerySchema.parse(ctx.query);
+  ctx.body = { success: true, data: await pullRewardIssues(ctx.app.context.deps.db, ctx.state.brand!.brand_id, limit ?? DEFAULT_PULL, actions) };
 }
 
 /** 200 with the issue issued; again → the same with duplicate: true. 404 an issue of no such id. */
@@ -50,4 +60,16 @@ async function failedRoute(ctx: IssueCtx): Promise<void> {
   const { id } = issuePathSchema.parse(ctx.params);
   const { reason } = failedSchema.parse(parseJsonObject(ctx.state.rawBody));
   ctx.body = { success: true, data: await reportFailed(ctx.app.context.deps.db, ctx.state.brand!.brand_id, id, reason) };
+}
+
+/** 200 with the issue revoked and the issue made for what is left; again → the same with duplicate: true. 409 a code not being taken back. */
+async function revokedRoute(ctx: IssueCtx): Promise<void> {
+  const { id } = issuePathSchema.parse(ctx.params);
+  ctx.body = { success: true, data: await reportRevoked(ctx.app.context.deps.db, ctx.state.brand!.brand_id, id) };
+}
+
+/** 200 with the issue used (spent on the store before it could be taken back); 409 a code not being taken back. */
+async function usedRoute(ctx: IssueCtx): Promise<void> {
+  const { id } = issuePathSchema.parse(ctx.params);
+  ctx.body = { success: true, data: await reportUsed(ctx.app.context.deps.db, ctx.state.brand!.brand_id, id) };
 }

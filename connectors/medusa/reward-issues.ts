@@ -2,8 +2,10 @@ import type { Knex } from 'knex';
 import { Conflict, NotFound } from '../../core/errors';
 import { amountFromDecimal } from '../../core/money';
 import { type LeasedIssue, recordIssued } from '../../core/rewards/record-issued';
-import { recordIssueFailed } from '../../core/rewards/record-issue-failed';
+import { issueRetryAfterSeconds, recordIssueFailed } from '../../core/rewards/record-issue-failed';
+import { expireIssues } from '../../core/rewards/revoke-issues';
 import { linkMedusaStore } from './medusa-link';
+import { settleUnmadeRevocations } from './reward-issue-take-back';
 
 /**
  * A Medusa brand's reward issues (core/rewards/issue-rewards.ts), pulled by its plugin, which makes
@@ -11,15 +13,23 @@ import { linkMedusaStore } from './medusa-link';
  * codes"). Medusa cannot be called from here (the store is the merchant's, behind its own admin
  * auth), so the plugin asks: a pull leases the due issues of its brand (SKIP LOCKED, bounded), and a
  * lease that outlives a crashed plugin expires, so the next pull hands the issue out again — its
- * code is deterministic and the plugin looks it up before creating, so it is made once.
+ * code is deterministic and the plugin looks it up before creating, so it is made once. A plugin that
+ * says it can take codes back also gets the brand's `revoking` issues (reward-issue-take-back.ts).
  */
 
 /** An issue's lease: far longer than the plugin's few workflow calls for it. */
 export const LEASE_SECONDS = 120;
 
-/** An issue as the plugin gets it: the code to make, for how much, and whose customer account it is for. */
+/** What the plugin is to do with an issue: make its promotion, or take it back (delete it, unless Medusa counted a use). */
+export const ISSUE_ACTIONS = ['make', 'take_back'] as const;
+export type IssueAction = (typeof ISSUE_ACTIONS)[number];
+
+/** An issue as the plugin gets it: the code to make (or take back), for how much, and whose customer account it is for. */
 export interface MedusaRewardIssue {
   issue_id: number;
+  action: IssueAction;
+  /** take_back: the promotion's id in Medusa when one was reported made; null: look it up by code (a crash may have left one). */
+  platform_id: string | null;
   code: string;
   amount: number;
   /** ISO 4217, upper case: the brand's. */
@@ -29,23 +39,35 @@ export interface MedusaRewardIssue {
   attempts: number;
 }
 
-/** Links the brand's store on its first pull, then leases up to `limit` of its due issues, oldest first. */
-export async function pullRewardIssues(db: Knex, brandId: string, limit: number): Promise<MedusaRewardIssue[]> {
+/**
+ * Links the brand's store on its first pull, then leases up to `limit` of its due issues, oldest
+ * first: codes to make, and with `take_back` among `actions` (a plugin that can delete promotions;
+ * an older one would make them) codes to take back. Before that, the brand's expired codes are
+ * marked to be taken back and those no plugin ever held are settled here (no promotion to delete).
+ */
+export async function pullRewardIssues(db: Knex, brandId: string, limit: number, actions: readonly IssueAction[] = ['make']): Promise<MedusaRewardIssue[]> {
+  const statuses = [...(actions.includes('make') ? ['pending', 'failed'] : []), ...(actions.includes('take_back') ? ['revoking'] : [])];
+  await expireIssues(db, { brandId });
+  await settleUnmadeRevocations(db, brandId, limit);
   return db.transaction(async (trx) => {
     await linkMedusaStore(trx, brandId);
     const { rows } = await trx.raw(
       `WITH due AS (
          SELECT issue_id FROM reward_issues
-          WHERE brand_id = ? AND status IN ('pending', 'failed') AND method = 'code' AND next_attempt_at <= now() AND (lease_until IS NULL OR lease_until < now())
+          WHERE brand_id = ? AND status = ANY(?) AND method = 'code' AND next_attempt_at <= now() AND (lease_until IS NULL OR lease_until < now())
           ORDER BY next_attempt_at, issue_id LIMIT ? FOR UPDATE SKIP LOCKED)
        UPDATE reward_issues r SET lease_until = now() + make_interval(secs => ?)
          FROM due, advocates a
         WHERE r.brand_id = ? AND r.issue_id = due.issue_id AND a.brand_id = r.brand_id AND a.advocate_id = r.advocate_id
-       RETURNING r.issue_id, r.code, r.amount, r.currency, r.attempts, a.email`,
-      [brandId, limit, LEASE_SECONDS, brandId],
+       RETURNING r.issue_id, r.status, r.platform_id, r.code, r.amount, r.currency, r.attempts, a.email`,
+      [brandId, statuses, limit, LEASE_SECONDS, brandId],
     );
-    return (rows as Array<{ issue_id: string; code: string; amount: string; currency: string; attempts: number; email: string }>)
-      .map((row) => ({ issue_id: Number(row.issue_id), code: row.code, amount: amountFromDecimal(row.amount), currency: row.currency, advocate_email: row.email, attempts: row.attempts }))
+    type Row = { issue_id: string; status: string; platform_id: string | null; code: string; amount: string; currency: string; attempts: number; email: string };
+    return (rows as Row[])
+      .map((row): MedusaRewardIssue => {
+        const action: IssueAction = row.status === 'revoking' ? 'take_back' : 'make';
+        return { issue_id: Number(row.issue_id), action, platform_id: action === 'take_back' ? row.platform_id : null, code: row.code, amount: amountFromDecimal(row.amount), currency: row.currency, advocate_email: row.email, attempts: row.attempts };
+      })
       .sort((a, b) => a.issue_id - b.issue_id);
   });
 }
@@ -53,15 +75,18 @@ export async function pullRewardIssues(db: Knex, brandId: string, limit: number)
 /** What a report answers: the issue's state once it was recorded. */
 export interface IssueReport {
   issue_id: number;
-  status: 'issued' | 'failed';
-  /** The promotion's id in Medusa, once issued. */
+  /** `issued` or `failed`; or, for an issue marked to be taken back meanwhile, its real state (`revoking`: the next pull hands it out to be taken back). */
+  status: string;
+  /** The promotion's id in Medusa, once reported made. */
   platform_id: string | null;
   attempts: number;
-  /** An issued report of an issue that was issued already: nothing changed. */
+  /** An issued report of an issue whose promotion was reported already: nothing changed. */
   duplicate: boolean;
 }
 
-async function lockedIssue(trx: Knex.Transaction, brandId: string, issueId: number): Promise<LeasedIssue & { status: string; platform_id: string | null }> {
+type LockedIssue = LeasedIssue & { status: string; platform_id: string | null };
+
+async function lockedIssue(trx: Knex.Transaction, brandId: string, issueId: number): Promise<LockedIssue> {
   const issue = await trx('reward_issues')
     .where({ brand_id: brandId, issue_id: issueId })
     .forUpdate()
@@ -70,26 +95,51 @@ async function lockedIssue(trx: Knex.Transaction, brandId: string, issueId: numb
   return issue;
 }
 
+const reportOf = (issue: LockedIssue, duplicate: boolean): IssueReport => ({ issue_id: Number(issue.issue_id), status: issue.status, platform_id: issue.platform_id, attempts: issue.attempts, duplicate });
+
 /**
  * The store has the issue's promotion: recorded issued (core/rewards/record-issued.ts: the advocate's
  * email and reward.issued, once). Reported again (a plugin that crashed before it heard our answer),
- * it changes nothing and answers the first promotion.
+ * it changes nothing and answers the first promotion. Marked to be taken back while it was being made,
+ * it is not issued: nobody hears of it, the promotion's id is kept, and the answer says `revoking`.
  */
 export async function reportIssued(db: Knex, brandId: string, issueId: number, promotionId: string): Promise<IssueReport> {
   return db.transaction(async (trx) => {
     const issue = await lockedIssue(trx, brandId, issueId);
-    if (issue.status === 'issued') return { issue_id: issueId, status: 'issued', platform_id: issue.platform_id, attempts: issue.attempts, duplicate: true };
+    if (issue.status === 'issued') return reportOf(issue, true);
     await recordIssued(trx, issue, { name: 'medusa', id: promotionId });
-    return { issue_id: issueId, status: 'issued', platform_id: promotionId, attempts: issue.attempts + 1, duplicate: false };
+    return reportOf(await lockedIssue(trx, brandId, issueId), issue.platform_id !== null);
   });
 }
 
-/** Medusa refused the promotion: recorded with its reason and tried again after the backoff. 409 once it is issued. */
+/**
+ * Medusa refused the promotion (or, for a code being taken back, its deletion): recorded with its
+ * reason and tried again after the backoff — a code being taken back stays so. 409 for a code issued,
+ * revoked or used already.
+ */
 export async function reportFailed(db: Knex, brandId: string, issueId: number, reason: string): Promise<IssueReport> {
   return db.transaction(async (trx) => {
     const issue = await lockedIssue(trx, brandId, issueId);
-    if (issue.status === 'issued') throw new Conflict(`reward issue ${issueId} is issued already (promotion ${issue.platform_id}): a failure is not recorded`);
+    if (!['pending', 'failed', 'revoking'].includes(issue.status)) {
+      const made = issue.platform_id ? ` (promotion ${issue.platform_id})` : '';
+      throw new Conflict(`reward issue ${issueId} is ${issue.status} already${made}: a failure is not recorded`);
+    }
+    if (issue.status === 'revoking') return reportOf(await recordTakeBackFailed(trx, issue, reason), false);
     const failed = await recordIssueFailed(trx, issue, reason);
     return { issue_id: issueId, status: 'failed', platform_id: null, attempts: failed!.attempts, duplicate: false };
   });
+}
+
+/**
+ * A code being taken back that the plugin reports failed (Medusa refused the deletion, or the
+ * promotion when it was still being made): its reason kept, handed out again after the backoff. Its
+ * lease ends now rather than cleared: a code a plugin held may have a promotion, which only the
+ * plugin's lookup settles (reward-issue-take-back.ts settles only codes never held).
+ */
+async function recordTakeBackFailed(trx: Knex.Transaction, issue: LockedIssue, reason: string): Promise<LockedIssue> {
+  const attempts = issue.attempts + 1;
+  await trx('reward_issues')
+    .where({ brand_id: issue.brand_id, issue_id: issue.issue_id })
+    .update({ attempts, last_error: reason.slice(0, 2000), next_attempt_at: trx.raw('now() + make_interval(secs => ?)', [issueRetryAfterSeconds(attempts)]), lease_until: trx.fn.now() });
+  return { ...issue, attempts };
 }

@@ -39,6 +39,10 @@ export class FakeMedusaContainer {
   readonly promotions = new Map<string, CreatePromotionDTO & { id: string; used: number }>();
   /** Set: the promotion workflow refuses with this message, as Medusa refuses invalid data. */
   refusePromotions: string | null = null;
+  /** Set: deletePromotionsWorkflow refuses with this message (Medusa down mid-run, say). */
+  refuseDeletes: string | null = null;
+  /** The ids deletePromotionsWorkflow was run with, in order. */
+  readonly deletedPromotionIds: string[] = [];
   readonly queries: GraphQuery[] = [];
   readonly logs: Array<{ level: 'info' | 'warn' | 'error'; message: string }> = [];
 
@@ -136,6 +140,16 @@ export const fakePromotionWorkflows = {
         return promotion;
       });
       return { result };
+    },
+  }),
+  /** Medusa soft-deletes: the promotion is gone from query.graph; an id it does not have is no error. */
+  deletePromotionsWorkflow: (container: MedusaContainer) => ({
+    async run({ input }: { input: { ids: string[] } }) {
+      const fake = FakeMedusaContainer.of(container);
+      if (fake.refuseDeletes) throw new Error(fake.refuseDeletes);
+      fake.deletedPromotionIds.push(...input.ids);
+      for (const [code, promotion] of fake.promotions) if (input.ids.includes(promotion.id)) fake.promotions.delete(code);
+      return { result: undefined };
     },
   }),
 };

@@ -440,4 +440,39 @@ describe('the plugin inside a real Medusa 2.21 store', () => {
       await setFulfilment('payout');
     }
   }, 150_000);
+  it('takes an unused reward code back when the referred order is refunded half: its promotion is deleted, the code no longer applies to a cart, and a 10.00 code takes its place', async () => {
+    await setFulfilment('coupon');
+    try {
+      const email = `cai-${Date.now()}@example.com`;
+      const token = await medusa.api.registerCustomer(email, 'cai-secret-123', 'Cai');
+      const code = (await medusa.api.referrals('POST', 'join', token, { consent: true })).body.referral_code as string;
+      const advocate = await service.db('advocates').where({ brand_id: brand.brandId, email_normalized: email }).first();
+      await medusa.api.syncReferralPromotions();
+      const referred = await medusa.api.placeOrder(`friend-of-cai-${Date.now()}@example.com`, code);
+      await medusa.api.capture(referred);
+      await expectConversion(referred, { status: 'completed', referrer_reward_paid: '20.00' });
+      const issuesOf = () => service.db('reward_issues').where({ brand_id: brand.brandId, advocate_id: advocate.advocate_id }).orderBy('issue_id');
+      const issue = await eventually(async () => {
+        const [row] = await issuesOf();
+        expect(row).toMatchObject({ status: 'issued', amount: '20.00', platform_id: expect.stringMatching(/^promo_/) });
+        return row;
+      });
+      expect(await medusa.api.cartWithCode(email, issue.code, 2, token)).toMatchObject({ discountTotal: 20, codes: [issue.code] });
+
+      // Half the referred order refunded in Medusa: 10.00 of the reward reversed, which the unused 20.00 code covers.
+      await medusa.api.refund(referred, 100);
+      const [revoked, replacement] = await eventually(async () => {
+        const rows = await issuesOf();
+        expect(rows).toMatchObject([{ status: 'revoked', revoke_reason: 'refund' }, { status: 'issued', amount: '10.00' }]);
+        return rows;
+      });
+      expect(revoked.replaced_by).toBe(replacement.issue_id);
+      expect(await medusa.api.promotion(issue.code)).toBeNull();
+      expect(await medusa.api.cartWithCode(email, issue.code, 2, token)).toMatchObject({ discountTotal: 0, codes: [] });
+      expect(await medusa.api.cartWithCode(email, replacement.code, 2, token)).toMatchObject({ discountTotal: 10, codes: [replacement.code] });
+      expect(await rewardBalance(service.db, brand.brandId, advocate.advocate_id)).toMatchObject({ balance: 0, owed: 0 });
+    } finally {
+      await setFulfilment('payout');
+    }
+  }, 150_000);
 });

@@ -46,11 +46,12 @@ async function givenStore() {
 async function givenIssuedReward() {
   const store = await givenStore();
   await store.run();
-  const order = await service.http.post('/api/v1/track/conversion').set(store.brand.headers).send({ email: `friend-${uniqueOrderId()}@example.com`, order_id: uniqueOrderId(), order_value: 80, referral_code: store.advocate.code });
+  const orderId = uniqueOrderId();
+  const order = await service.http.post('/api/v1/track/conversion').set(store.brand.headers).send({ email: `friend-${uniqueOrderId()}@example.com`, order_id: orderId, order_value: 80, referral_code: store.advocate.code });
   expect(order.status).toBe(201);
   const [issue] = await store.issues();
   expect(issue).toMatchObject({ amount: '20.00', currency: 'EUR', status: 'pending', code: expect.stringMatching(/^RWD-[0-9A-F]{10}$/) });
-  return { ...store, issue: issue! };
+  return { ...store, issue: issue!, orderId };
 }
 
 const settingsOf = async (brand: { headers: Record<string, string> }) => (await service.http.get('/api/v1/brand').set(brand.headers)).body.data;
@@ -196,5 +197,235 @@ describe('GET /medusa/reward-issues and its reports', () => {
     expect(late.status).toBe(409);
     const noReason = await service.http.post(`/medusa/reward-issues/${issue.issue_id}/failed`).set(brand.headers).send({});
     expect([noReason.status, noReason.body.error]).toEqual([400, expect.stringMatching(/^reason\b/)]);
+  });
+});
+
+/** A refund of `amount` of the referred order (80.00, its reward 20.00): the reward is reversed pro rata. */
+async function refund(brand: { headers: Record<string, string> }, orderId: string, amount: number) {
+  const refunded = await service.http.post('/api/v1/track/refund').set(brand.headers).send({ order_id: orderId, refund_amount: amount, is_full_refund: amount >= 80, refund_id: uniqueOrderId() });
+  expect(refunded.status).toBe(200);
+}
+
+const balanceOf = async (brand: { headers: Record<string, string> }, advocateId: number) => (await service.http.get(`/api/v1/advocates/${advocateId}/balance`).set(brand.headers)).body.data;
+
+/** The advocate's `issued` ledger entries: each code's money out (−) and back (+). */
+const issuedEntries = (brandId: string, advocateId: number) =>
+  service.db('reward_ledger').where({ brand_id: brandId, advocate_id: advocateId, kind: 'issued' }).orderBy('entry_id').select('issue_id', 'amount', 'reason');
+
+const quietLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/** The referred order's 20.00 code made a promotion in the store and reported issued. */
+async function givenLiveCode() {
+  const given = await givenIssuedReward();
+  await given.run();
+  const promotion = given.medusa.promotions.get(given.issue.code)!;
+  expect(await given.issues()).toMatchObject([{ status: 'issued', platform_id: promotion.id }]);
+  return { ...given, promotion };
+}
+
+describe('taking a reward code back from the Medusa store (a refund, its expiry)', () => {
+  it('a 20.00 code unused, the referred order refunded half: its promotion is deleted, a 10.00 code made in its place; the ledger returns the 20.00 once; a repeated report changes nothing', async () => {
+    const { brand, medusa, advocate, run, issues, issue, orderId, promotion } = await givenLiveCode();
+    await refund(brand, orderId, 40);
+    // Still live in the store: marked to be taken back, nothing returned yet.
+    expect(await issues()).toMatchObject([{ status: 'revoking', revoke_reason: 'refund' }]);
+
+    await run();
+    expect(medusa.deletedPromotionIds).toEqual([promotion.id]);
+    expect(medusa.promotions.has(issue.code)).toBe(false);
+    const [revoked, replacement] = await issues();
+    expect(replacement).toMatchObject({ amount: '10.00', status: 'pending' });
+    expect(revoked).toMatchObject({ status: 'revoked', revoke_reason: 'refund', replaced_by: replacement!.issue_id, revoked_at: expect.any(Date), lease_until: null });
+    expect(await issuedEntries(brand.brandId, advocate.advocateId)).toEqual([
+      { issue_id: issue.issue_id, amount: '-20.00', reason: 'issued as a single-use code' },
+      { issue_id: issue.issue_id, amount: '20.00', reason: 'reward code withdrawn after a refund' },
+      { issue_id: replacement!.issue_id, amount: '-10.00', reason: 'issued as a single-use code' },
+    ]);
+
+    // The next run makes the 10.00 code a promotion for the advocate's customers.
+    await run();
+    expect(medusa.promotions.get(replacement!.code)).toMatchObject({ limit: 1, application_method: { value: 10, currency_code: 'eur' } });
+    expect(await issues()).toMatchObject([{ status: 'revoked' }, { status: 'issued' }]);
+    expect(await balanceOf(brand, advocate.advocateId)).toMatchObject({ credited: 20, reversed: 10, issued: 10, balance: 0, owed: 0, payable: 0 });
+
+    // A plugin that did not hear our answer reports again: nothing changes.
+    const again = await service.http.post(`/medusa/reward-issues/${issue.issue_id}/revoked`).set(brand.headers);
+    expect([again.status, again.body.data]).toEqual([200, { issue_id: Number(issue.issue_id), status: 'revoked', replaced_by: Number(replacement!.issue_id), duplicate: true }]);
+    expect(await issuedEntries(brand.brandId, advocate.advocateId)).toHaveLength(3);
+  });
+
+  it('a code Medusa counted used before the refund: the promotion stays, the code is recorded used and the advocate owes what the refund reversed', async () => {
+    const { brand, medusa, advocate, run, issues, issue, orderId } = await givenLiveCode();
+    // The advocate's cart with the code became an order: Medusa counted the use.
+    medusa.promotions.get(issue.code)!.used = 1;
+    await refund(brand, orderId, 80);
+    await run();
+    expect(medusa.deletedPromotionIds).toEqual([]);
+    expect(medusa.promotions.has(issue.code)).toBe(true);
+    expect(await issues()).toMatchObject([{ status: 'used', lease_until: null }]);
+    expect(await balanceOf(brand, advocate.advocateId)).toMatchObject({ credited: 20, reversed: 20, issued: 20, owed: 20, payable: 0 });
+    expect(await issuedEntries(brand.brandId, advocate.advocateId)).toHaveLength(1);
+    await run();
+    expect(await issues()).toMatchObject([{ status: 'used' }]);
+  });
+
+  it('settles a code once when the plugin stops between deleting the promotion and its report: the next run finds nothing and reports it', async () => {
+    const { brand, medusa, advocate, run, issues, issue, orderId, promotion } = await givenLiveCode();
+    await refund(brand, orderId, 80);
+    const client = rewardIssueClient(medusa.deliveries.options);
+    const cutOff = { ...client, revoked: async () => Promise.reject(new Error('connection reset')) };
+    await expect(issueRewardPromotions({ service: cutOff, gateway: medusaRewardPromotionGateway(medusa.container), brandId: brand.brandId, logger: quietLogger })).rejects.toThrow('connection reset');
+    expect(medusa.promotions.has(issue.code)).toBe(false);
+    expect(await issues()).toMatchObject([{ status: 'revoking', lease_until: expect.any(Date) }]);
+
+    // Leased: another run meanwhile gets nothing; once the lease is over, the lookup finds no promotion.
+    await run();
+    expect(await issues()).toMatchObject([{ status: 'revoking' }]);
+    await service.db('reward_issues').where({ brand_id: brand.brandId }).update({ lease_until: service.db.raw("now() - interval '1 second'") });
+    await run();
+    expect(medusa.deletedPromotionIds).toEqual([promotion.id]);
+    expect(await issues()).toMatchObject([{ status: 'revoked', replaced_by: null }]);
+    expect(await issuedEntries(brand.brandId, advocate.advocateId)).toEqual([
+      { issue_id: issue.issue_id, amount: '-20.00', reason: 'issued as a single-use code' },
+      { issue_id: issue.issue_id, amount: '20.00', reason: 'reward code withdrawn after a refund' },
+    ]);
+    expect(await balanceOf(brand, advocate.advocateId)).toMatchObject({ credited: 20, reversed: 20, issued: 0, balance: 0, owed: 0 });
+  });
+
+  it('counts a delete that finds the promotion gone (another Medusa process deleted it first) as done', async () => {
+    const { brand, medusa, issues, issue, orderId } = await givenLiveCode();
+    await refund(brand, orderId, 80);
+    const gateway = medusaRewardPromotionGateway(medusa.container);
+    const deletedElsewhere = {
+      ...gateway,
+      delete: async (promotionId: string) => {
+        await gateway.delete(promotionId);
+        throw new Error(`Promotion with id: ${promotionId} was not found`);
+      },
+    };
+    const summary = await issueRewardPromotions({ service: rewardIssueClient(medusa.deliveries.options), gateway: deletedElsewhere, brandId: brand.brandId, logger: quietLogger });
+    expect(summary).toMatchObject({ pulled: 1, revoked: 1, failed: 0 });
+    expect(medusa.promotions.has(issue.code)).toBe(false);
+    expect(await issues()).toMatchObject([{ status: 'revoked', last_error: null }]);
+  });
+
+  it('takes an expired code back at the next pull and makes a new one for its 20.00', async () => {
+    const { brand, medusa, advocate, run, issues, issue, promotion } = await givenLiveCode();
+    await service.db('reward_issues').where({ brand_id: brand.brandId, issue_id: issue.issue_id }).update({ expires_at: service.db.raw("now() - interval '1 minute'") });
+    await run();
+    expect(medusa.deletedPromotionIds).toEqual([promotion.id]);
+    const [expired, replacement] = await issues();
+    expect(expired).toMatchObject({ status: 'revoked', revoke_reason: 'expired', replaced_by: replacement!.issue_id });
+    expect(replacement).toMatchObject({ amount: '20.00', status: 'pending' });
+    expect(await issuedEntries(brand.brandId, advocate.advocateId)).toContainEqual({ issue_id: issue.issue_id, amount: '20.00', reason: 'reward code expired' });
+    await run();
+    expect(medusa.promotions.get(replacement!.code)).toMatchObject({ application_method: { value: 20 } });
+  });
+
+  it('settles a code refunded before any plugin held it without the plugin, and makes what is left in the same run', async () => {
+    const { brand, medusa, advocate, run, issues, issue, orderId } = await givenIssuedReward();
+    await refund(brand, orderId, 40);
+    expect(await issues()).toMatchObject([{ status: 'revoking', platform_id: null, lease_until: null }]);
+    await run();
+    expect(medusa.deletedPromotionIds).toEqual([]);
+    expect(medusa.promotions.has(issue.code)).toBe(false);
+    const [revoked, replacement] = await issues();
+    expect(revoked).toMatchObject({ status: 'revoked', replaced_by: replacement!.issue_id });
+    expect(replacement).toMatchObject({ amount: '10.00', status: 'issued', platform_id: medusa.promotions.get(replacement!.code)!.id });
+    expect(await balanceOf(brand, advocate.advocateId)).toMatchObject({ issued: 10, balance: 0, owed: 0 });
+  });
+
+  it("a code refunded while its promotion was being made: the issued report answers 'revoking', nobody hears of it, and the next run deletes it", async () => {
+    const { brand, medusa, run, issues, issue, orderId } = await givenIssuedReward();
+    const gateway = medusaRewardPromotionGateway(medusa.container);
+    const refundedMeanwhile = {
+      ...gateway,
+      create: async (spec: Parameters<typeof gateway.create>[0]) => {
+        const id = await gateway.create(spec);
+        await refund(brand, orderId, 80);
+        return id;
+      },
+    };
+    const client = rewardIssueClient(medusa.deliveries.options);
+    const answers: Array<{ status: string }> = [];
+    const listening = { ...client, issued: async (issueId: number, promotionId: string) => answers[answers.push(await client.issued(issueId, promotionId)) - 1]! };
+    await issueRewardPromotions({ service: listening, gateway: refundedMeanwhile, brandId: brand.brandId, logger: quietLogger });
+    const promotion = medusa.promotions.get(issue.code)!;
+    expect(answers).toEqual([{ status: 'revoking' }]);
+    expect(await issues()).toMatchObject([{ status: 'revoking', platform_id: promotion.id, issued_at: null, lease_until: null }]);
+    expect(await service.db('mail_messages').where({ brand_id: brand.brandId, template: 'reward_issued' })).toHaveLength(0);
+    expect(await service.db('webhook_events').where({ brand_id: brand.brandId, type: 'reward.issued' })).toHaveLength(0);
+
+    await run();
+    expect(medusa.deletedPromotionIds).toEqual([promotion.id]);
+    expect(await issues()).toMatchObject([{ status: 'revoked', replaced_by: null }]);
+  });
+
+  it("deletes a promotion made after its code was settled (a run slower than its lease): the issued report answers 'revoked'", async () => {
+    const { brand, medusa, issues, issue, orderId } = await givenIssuedReward();
+    const gateway = medusaRewardPromotionGateway(medusa.container);
+    const client = rewardIssueClient(medusa.deliveries.options);
+    const slow = {
+      ...gateway,
+      create: async (spec: Parameters<typeof gateway.create>[0]) => {
+        // Before Medusa answers: the lease runs out, a refund takes the code back, another process's run finds no promotion and reports it revoked.
+        await service.db('reward_issues').where({ brand_id: brand.brandId }).update({ lease_until: service.db.raw("now() - interval '1 second'") });
+        await refund(brand, orderId, 80);
+        expect(await issueRewardPromotions({ service: client, gateway, brandId: brand.brandId, logger: quietLogger })).toMatchObject({ revoked: 1 });
+        return gateway.create(spec);
+      },
+    };
+    await issueRewardPromotions({ service: client, gateway: slow, brandId: brand.brandId, logger: quietLogger });
+    expect(medusa.promotions.has(issue.code)).toBe(false);
+    expect(medusa.deletedPromotionIds).toHaveLength(1);
+    expect(await issues()).toMatchObject([{ status: 'revoked', issued_at: null }]);
+    expect(await service.db('mail_messages').where({ brand_id: brand.brandId, template: 'reward_issued' })).toHaveLength(0);
+  });
+
+  it("keeps a code being taken back when Medusa refuses the delete: the reason recorded, tried again after the backoff, never settled without the plugin's lookup", async () => {
+    const { brand, medusa, run, issues, issue, orderId, promotion } = await givenLiveCode();
+    await refund(brand, orderId, 80);
+    medusa.refuseDeletes = 'Medusa is restarting';
+    await run();
+    const [kept] = await issues();
+    expect(kept).toMatchObject({ status: 'revoking', attempts: 2, last_error: 'Medusa is restarting', lease_until: expect.any(Date) });
+    expect(new Date(kept!.next_attempt_at).getTime()).toBeGreaterThan(Date.now() + 20_000);
+    expect(medusa.logs).toContainEqual({ level: 'warn', message: expect.stringContaining(`reward code ${issue.code} not taken back`) });
+    await run();
+    expect(medusa.promotions.has(issue.code)).toBe(true);
+    expect(await issues()).toMatchObject([{ status: 'revoking', attempts: 2 }]);
+
+    medusa.refuseDeletes = null;
+    await service.db('reward_issues').where({ brand_id: brand.brandId }).update({ next_attempt_at: service.db.fn.now() });
+    await run();
+    expect(medusa.deletedPromotionIds).toEqual([promotion.id]);
+    expect(await issues()).toMatchObject([{ status: 'revoked' }]);
+  });
+});
+
+describe('taking back over GET /medusa/reward-issues and its reports', () => {
+  it('hands codes to take back only to a plugin that asks (actions=take_back), names a bad action, and refuses a revoked or used report of a code not being taken back', async () => {
+    const { brand, issue, orderId, promotion } = await givenLiveCode();
+    const report = (what: 'revoked' | 'used') => service.http.post(`/medusa/reward-issues/${issue.issue_id}/${what}`).set(brand.headers);
+    const early = await report('revoked');
+    expect([early.status, early.body.error]).toEqual([409, expect.stringContaining('is issued, not being taken back')]);
+    expect((await report('used')).status).toBe(409);
+
+    await refund(brand, orderId, 80);
+    // An older plugin (no actions) would make the code again: it gets nothing.
+    const older = await service.http.get('/medusa/reward-issues').set(brand.headers);
+    expect([older.status, older.body.data]).toEqual([200, []]);
+    const bad = await service.http.get('/medusa/reward-issues?actions=make,delete').set(brand.headers);
+    expect([bad.status, bad.body.error]).toEqual([400, expect.stringMatching(/^actions\b/)]);
+    const pulled = await service.http.get('/medusa/reward-issues?actions=make,take_back').set(brand.headers);
+    expect(pulled.body.data).toEqual([
+      { issue_id: Number(issue.issue_id), action: 'take_back', platform_id: promotion.id, code: issue.code, amount: 20, currency: 'EUR', advocate_email: expect.any(String), attempts: 1 },
+    ]);
+
+    const used = await report('used');
+    expect([used.status, used.body.data]).toEqual([200, { issue_id: Number(issue.issue_id), status: 'used', replaced_by: null, duplicate: false }]);
+    expect((await report('used')).body.data).toMatchObject({ status: 'used', duplicate: true });
+    expect((await report('revoked')).body.data).toMatchObject({ status: 'used', duplicate: true });
+    expect((await service.http.post('/medusa/reward-issues/999999999/revoked').set(brand.headers)).status).toBe(404);
   });
 });

@@ -2,19 +2,22 @@ import type { CreatePromotionDTO, MedusaContainer, PromotionDTO } from '@medusaj
 import type { QueryGraph } from './order-graph';
 import type { RewardPromotionGateway } from './reward-codes';
 
-/** Medusa's promotion workflow (@medusajs/medusa/core-flows, the plugin's peer dependency), as far as the plugin calls it. */
-interface CreatePromotions {
+/** Medusa's promotion workflows (@medusajs/medusa/core-flows, the plugin's peer dependency), as far as the plugin calls them. */
+interface PromotionWorkflows {
   createPromotionsWorkflow(container: MedusaContainer): { run(args: { input: { promotionsData: CreatePromotionDTO[] } }): Promise<{ result: PromotionDTO[] }> };
+  deletePromotionsWorkflow(container: MedusaContainer): { run(args: { input: { ids: string[] } }): Promise<unknown> };
 }
 
-/** The reward codes' gateway inside Medusa: query.graph reads promotions and customers, createPromotionsWorkflow writes. */
+const workflows = () => require('@medusajs/medusa/core-flows') as PromotionWorkflows;
+
+/** The reward codes' gateway inside Medusa: query.graph reads promotions (with the uses Medusa counted) and customers, the promotion workflows write. */
 export function medusaRewardPromotionGateway(container: MedusaContainer): RewardPromotionGateway {
   const query = container.resolve<QueryGraph>('query');
   return {
     async findByCode(code) {
-      const { data } = await query.graph({ entity: 'promotion', fields: ['id', 'code', 'metadata'], filters: { code } });
-      const found = (data as Array<{ id: string; code: string; metadata: Record<string, unknown> | null }>).find((promotion) => promotion.code === code);
-      return found ? { id: found.id, metadata: found.metadata } : null;
+      const { data } = await query.graph({ entity: 'promotion', fields: ['id', 'code', 'metadata', 'used'], filters: { code } });
+      const found = (data as Array<{ id: string; code: string; metadata: Record<string, unknown> | null; used: number | null }>).find((promotion) => promotion.code === code);
+      return found ? { id: found.id, metadata: found.metadata, used: Number(found.used ?? 0) } : null;
     },
 
     async customerIdsByEmail(email) {
@@ -25,8 +28,7 @@ export function medusaRewardPromotionGateway(container: MedusaContainer): Reward
     },
 
     async create(spec) {
-      const flows = require('@medusajs/medusa/core-flows') as CreatePromotions;
-      const { result } = await flows.createPromotionsWorkflow(container).run({
+      const { result } = await workflows().createPromotionsWorkflow(container).run({
         input: {
           promotionsData: [
             {
@@ -43,6 +45,10 @@ export function medusaRewardPromotionGateway(container: MedusaContainer): Reward
         },
       });
       return result[0]!.id;
+    },
+
+    async delete(promotionId) {
+      await workflows().deletePromotionsWorkflow(container).run({ input: { ids: [promotionId] } });
     },
   };
 }

@@ -1,4 +1,6 @@
 import type { DeliveryLogger } from './deliver-snapshot';
+import { isOurs } from './reward-promotion-owner';
+import { takeBackRewardPromotion } from './reward-take-back';
 
 /**
  * The advocate's reward as a Medusa promotion (docs/merchants/medusa.md "Reward codes"): the
@@ -8,12 +10,17 @@ import type { DeliveryLogger } from './deliver-snapshot';
  * rule `customer.id in [the store's customers with the advocate's email]` when there are any),
  * and reports it issued, or failed with Medusa's reason. The code is the issue's own, looked up
  * before creating: a plugin that crashes between Medusa's answer and its report finds the promotion
- * at the next pull (its lease expired) and reports it then, so each issue is made once.
+ * at the next pull (its lease expired) and reports it then, so each issue is made once. A code the
+ * service takes back (a refund, its expiry) comes as `take_back` (reward-take-back.ts).
  */
 
 /** An issue as GET /medusa/reward-issues answers it. */
 export interface RewardIssue {
   issue_id: number;
+  /** make its promotion, or take it back (an older service sends no action: make). */
+  action?: 'make' | 'take_back';
+  /** take_back: the promotion's id when it was reported made (else it is looked up by code all the same). */
+  platform_id?: string | null;
   code: string;
   amount: number;
   currency: string;
@@ -25,6 +32,8 @@ export interface RewardIssue {
 export interface ExistingRewardPromotion {
   id: string;
   metadata: Record<string, unknown> | null;
+  /** Uses Medusa counted (a completed cart with the code; `limit` 1 stops at one). */
+  used: number;
 }
 
 /** The promotion the plugin makes for an issue. */
@@ -44,19 +53,30 @@ export interface RewardPromotionGateway {
   customerIdsByEmail(email: string): Promise<string[]>;
   /** Makes the promotion; returns its id. */
   create(spec: RewardPromotionSpec): Promise<string>;
+  /** Deletes the promotion: no cart can apply its code after. */
+  delete(promotionId: string): Promise<void>;
 }
 
 /** The referral service's side (reward-issue-client.ts). */
 export interface RewardIssueService {
   pull(): Promise<RewardIssue[]>;
-  issued(issueId: number, promotionId: string): Promise<void>;
+  /** Returns the issue's state as the service recorded it: `issued`, or (taken back meanwhile) another. */
+  issued(issueId: number, promotionId: string): Promise<{ status: string }>;
   failed(issueId: number, reason: string): Promise<void>;
+  /** The promotion of a code taken back is gone (deleted, or never made). */
+  revoked(issueId: number): Promise<void>;
+  /** Medusa counted a use of a code taken back before it could be deleted: it stays spent. */
+  used(issueId: number): Promise<void>;
 }
 
 export interface RewardCodeSummary {
   pulled: number;
   issued: number;
   failed: number;
+  /** Codes taken back: their promotions deleted (or none found). */
+  revoked: number;
+  /** Codes to take back that Medusa had counted used. */
+  used: number;
 }
 
 /** The promotion of an issue: restricted to the advocate's customers in the store when it has any (else whoever holds the code: it is sent to the advocate alone). */
@@ -68,11 +88,6 @@ export function rewardPromotionSpec(issue: RewardIssue, brandId: string, custome
     rules: customerIds.length > 0 ? [{ attribute: 'customer.id', operator: 'in', values: [...customerIds].sort() }] : [],
     metadata: { referrals_brand_id: brandId, referrals_issue_id: issue.issue_id, referrals_reward_code: true },
   };
-}
-
-/** Whether a promotion with the issue's code is the one the plugin made for it. */
-function isOurs(promotion: ExistingRewardPromotion, issue: RewardIssue, brandId: string): boolean {
-  return promotion.metadata?.referrals_brand_id === brandId && Number(promotion.metadata?.referrals_issue_id) === issue.issue_id;
 }
 
 /** The issue's promotion: found, or made. Throws Medusa's refusal. */
@@ -87,15 +102,20 @@ async function promotionFor(issue: RewardIssue, brandId: string, gateway: Reward
 }
 
 /**
- * One run: each pulled issue made (or found) and reported. A refusal by Medusa is reported as the
- * issue's failure (the service retries it later); a report the service does not take ends the run,
- * and the leases left expire, so the next run starts over.
+ * One run: each pulled issue made (or found) and reported, or taken back (reward-take-back.ts). A
+ * refusal by Medusa is reported as the issue's failure (the service retries it later); a report the
+ * service does not take ends the run, and the leases left expire, so the next run starts over.
  */
 export async function issueRewardPromotions(deps: { service: RewardIssueService; gateway: RewardPromotionGateway; brandId: string; logger: DeliveryLogger }): Promise<RewardCodeSummary> {
   const { service, gateway, brandId, logger } = deps;
   const issues = await service.pull();
-  const summary: RewardCodeSummary = { pulled: issues.length, issued: 0, failed: 0 };
+  const summary: RewardCodeSummary = { pulled: issues.length, issued: 0, failed: 0, revoked: 0, used: 0 };
   for (const issue of issues) {
+    if (issue.action === 'take_back') {
+      const outcome = await takeBackRewardPromotion(issue, brandId, gateway, service, logger);
+      summary[outcome] += 1;
+      continue;
+    }
     let promotionId: string;
     try {
       promotionId = await promotionFor(issue, brandId, gateway);
@@ -106,9 +126,21 @@ export async function issueRewardPromotions(deps: { service: RewardIssueService;
       summary.failed += 1;
       continue;
     }
-    await service.issued(issue.issue_id, promotionId);
+    const recorded = await service.issued(issue.issue_id, promotionId);
+    // Taken back and settled while it was being made (its lease outlived): nothing of it may stay usable.
+    if (recorded.status === 'revoked') await deleteSettled(gateway, promotionId, issue.code, logger);
     summary.issued += 1;
   }
   if (summary.issued > 0) logger.info(`referral plugin: ${summary.issued} reward code(s) made Medusa promotions`);
+  if (summary.revoked > 0) logger.info(`referral plugin: ${summary.revoked} reward code(s) taken back`);
   return summary;
+}
+
+/** The service will not hand a settled code out again: a delete Medusa refuses is the merchant's to do, so the log names the promotion. */
+async function deleteSettled(gateway: RewardPromotionGateway, promotionId: string, code: string, logger: DeliveryLogger): Promise<void> {
+  try {
+    await gateway.delete(promotionId);
+  } catch (error) {
+    logger.error(`referral plugin: reward code ${code} was taken back while its promotion ${promotionId} was made, and Medusa refused to delete it: delete it in the admin (${(error as Error).message})`);
+  }
 }

@@ -15,20 +15,28 @@ export function rewardIssueClient(options: Pick<ReferralPluginOptions, 'serviceU
       signal: AbortSignal.timeout(options.requestTimeoutMs),
     });
     const text = await response.text();
-    // 409 to a failure report: the issue was issued meanwhile, which is what the report wanted to know.
+    // 409 to a report: the issue was issued (or taken back, or used) meanwhile, which is what the report wanted to know.
     if (!response.ok && response.status !== 409) throw new Error(`${method} ${url} answered ${response.status}: ${text.slice(0, 200)}`);
     return { status: response.status, data: text ? (JSON.parse(text) as { data?: unknown }).data : null };
   };
   return {
     async pull() {
-      const { data } = await call('GET', `/medusa/reward-issues?limit=${PULL_LIMIT}`);
+      // take_back: this plugin deletes promotions of codes the service takes back (a refund, their expiry).
+      const { data } = await call('GET', `/medusa/reward-issues?limit=${PULL_LIMIT}&actions=make,take_back`);
       return (Array.isArray(data) ? data : []) as RewardIssue[];
     },
     async issued(issueId, promotionId) {
-      await call('POST', `/medusa/reward-issues/${issueId}/issued`, { promotion_id: promotionId });
+      const { data } = await call('POST', `/medusa/reward-issues/${issueId}/issued`, { promotion_id: promotionId });
+      return { status: String((data as { status?: unknown } | null)?.status ?? 'issued') };
     },
     async failed(issueId, reason) {
       await call('POST', `/medusa/reward-issues/${issueId}/failed`, { reason: reason.slice(0, 2000) });
+    },
+    async revoked(issueId) {
+      await call('POST', `/medusa/reward-issues/${issueId}/revoked`);
+    },
+    async used(issueId) {
+      await call('POST', `/medusa/reward-issues/${issueId}/used`);
     },
   };
 }
