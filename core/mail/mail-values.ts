@@ -23,6 +23,9 @@ export interface MailData {
   expires_at?: string;
   /** friend_offer: the advocate who referred the friend. */
   advocate_id?: number;
+  /** A test a merchant sent themselves (core/mail/test-mail.ts): marked in its subject, with the sample advocate. */
+  test?: boolean;
+  sample_advocate?: MailAdvocate;
 }
 
 /** The recipient advocate, or the referring one (friend_offer), as the worker reads them. */

@@ -12,6 +12,7 @@ import { addAdvocateForm, changeAdvocateForm, importAdvocatesForm, importPage } 
 import { createKeyForm, keysPage, revokeKeyForm } from './key-pages';
 import { payoutsPage, uploadPaidForm } from './payout-pages';
 import { retryRewardCodesForm } from './reward-code-forms';
+import { emailTemplatePage, emailsPage, liftSuppressionForm, resetTemplateForm, retryEmailForm, saveTemplateForm, testTemplateForm } from './email-pages';
 import { bulkRewardsPage, rewardsPage, voidRewardPage } from './reward-pages';
 import { approveRewardForm, bulkRewardsForm, voidRewardForm } from './reward-forms';
 import { saveSettingsForm, settingsPage } from './settings-pages';
@@ -71,6 +72,13 @@ export function dashboardRoutes(connectors: readonly ConnectorParts[]): Router<A
   router.get('/dashboard/rewards/:id/void', dashboardErrorPage, viewer, (ctx) => voidRewardPage(ctx, ctx.params.id!));
   router.post('/dashboard/rewards/:id/void', dashboardErrorPage, readRawBody, ...admin, (ctx) => voidRewardForm(ctx, ctx.params.id!, formOf(ctx)));
   router.post('/dashboard/rewards/:id/approve', dashboardErrorPage, readRawBody, ...admin, (ctx) => approveRewardForm(ctx, ctx.params.id!, formOf(ctx)));
+  router.get('/dashboard/emails', dashboardErrorPage, viewer, (ctx) => emailsPage(ctx));
+  router.post('/dashboard/emails/log/:id/retry', dashboardErrorPage, readRawBody, ...admin, (ctx) => retryEmailForm(ctx, ctx.params.id!, formOf(ctx)));
+  router.post('/dashboard/emails/suppressions/remove', dashboardErrorPage, readRawBody, ...admin, (ctx) => liftSuppressionForm(ctx, formOf(ctx)));
+  router.get('/dashboard/emails/:template', dashboardErrorPage, viewer, (ctx) => emailTemplatePage(ctx, ctx.params.template!));
+  router.post('/dashboard/emails/:template', dashboardErrorPage, readRawBody, ...admin, (ctx) => saveTemplateForm(ctx, ctx.params.template!, formOf(ctx)));
+  router.post('/dashboard/emails/:template/reset', dashboardErrorPage, readRawBody, ...admin, (ctx) => resetTemplateForm(ctx, ctx.params.template!, formOf(ctx)));
+  router.post('/dashboard/emails/:template/test', dashboardErrorPage, readRawBody, ...admin, (ctx) => testTemplateForm(ctx, ctx.params.template!, formOf(ctx)));
   router.get('/dashboard/activity', dashboardErrorPage, viewer, activityPage);
   router.get('/dashboard/products', dashboardErrorPage, viewer, productsPage);
   router.get('/dashboard/reviews', dashboardErrorPage, viewer, (ctx) => reviewsPage(ctx));

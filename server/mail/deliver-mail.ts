@@ -73,14 +73,14 @@ async function attempt(deps: MailDeps, message: DueMessage, context: PassContext
   const brand = context.brands.get(message.brand_id)!;
   if (context.suppressed.has(key(message.brand_id, message.recipient_normalized))) return { kind: 'suppressed' };
   const advocateId = message.advocate_id ?? message.data.advocate_id;
-  const advocate = advocateId === undefined || advocateId === null ? null : (context.advocates.get(key(message.brand_id, advocateId)) ?? null);
+  const advocate = advocateId === undefined || advocateId === null ? (message.data.sample_advocate ?? null) : (context.advocates.get(key(message.brand_id, advocateId)) ?? null);
   const unsubscribe = unsubscribeUrl(deps, message.brand_id, message.recipient);
   try {
     const content = messageContent(brand, { template: message.template, data: message.data }, context.texts.get(key(message.brand_id, message.template)), advocate, unsubscribe);
     await deps.transport.send({
       from: { name: brand.sender_name ?? brand.name, address: senderAddress(deps) },
       to,
-      subject: content.subject,
+      subject: message.data.test ? `[Test] ${content.subject}` : content.subject,
       text: content.text,
       html: content.html,
       // The same id on every attempt: a receiving server that saw it already can tell.

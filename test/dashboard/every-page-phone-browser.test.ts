@@ -66,6 +66,8 @@ async function givenBusyBrand(): Promise<void> {
     '/dashboard/products',
     '/dashboard/reviews',
     '/dashboard/payouts',
+    '/dashboard/emails',
+    '/dashboard/emails/reward_issued',
     '/dashboard/settings',
     '/dashboard/keys',
     '/dashboard/team',
