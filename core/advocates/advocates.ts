@@ -226,6 +226,8 @@ export async function findReferralCodes(db: Executor, named: Array<{ brandId: st
  * holds it, so two of them never spend the same money. Taken before any reward row's lock.
  */
 export async function lockAdvocate(trx: Knex.Transaction, brandId: string, advocateId: number): Promise<void> {
-  const row = await trx('advocates').select('advocate_id').where({ brand_id: brandId, advocate_id: advocateId }).forUpdate().first();
+  // FOR NO KEY UPDATE: serialises the advocate's money changes without conflicting with the KEY SHARE
+  // locks rows referencing the advocate take (issue-rewards.ts says why that deadlocked).
+  const row = await trx('advocates').select('advocate_id').where({ brand_id: brandId, advocate_id: advocateId }).forNoKeyUpdate().first();
   if (!row) throw new NotFound(`advocate ${advocateId} not found`);
 }

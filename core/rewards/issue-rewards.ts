@@ -63,7 +63,9 @@ export async function issueSpendable(trx: Executor, brand: Pick<Brand, 'brand_id
   if (!issuesOnStore(brand.reward_fulfilment) || advocates.length === 0) return [];
   // One issue at a time per advocate: a concurrent approval waits here, then its statement (a new
   // snapshot) sees this one's `issued` entry. In id order, so two batches cannot wait on each other.
-  await trx('advocates').where({ brand_id: brand.brand_id }).whereIn('advocate_id', advocates).orderBy('advocate_id').forUpdate().select('advocate_id');
+  // FOR NO KEY UPDATE, not FOR UPDATE: the same order's reward rows hold KEY SHARE on the advocate
+  // (their foreign key), and two orders' transactions each holding that while asking FOR UPDATE deadlocked.
+  await trx('advocates').where({ brand_id: brand.brand_id }).whereIn('advocate_id', advocates).orderBy('advocate_id').forNoKeyUpdate().select('advocate_id');
   const { rows } = await trx.raw(ISSUE_SQL, [brand.brand_id, advocates, [...SPENDABLE_KINDS]]);
   return (rows as Array<{ issue_id: string }>).map((row) => Number(row.issue_id));
 }

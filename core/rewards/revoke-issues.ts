@@ -24,6 +24,18 @@ export const UNSPENT_STATUSES = ['pending', 'failed', 'issued'] as const;
  * cover stays owed. Takes the advocate's lock, as issuing does, only for an advocate who was ever
  * issued a code, so a code issued by a concurrent approval is seen here or nets this reversal.
  */
+/**
+ * Before a refund locks its reward: the advocate's lock, when they were ever issued a code or credit
+ * (the refund may then take it back). The advocate's lock comes before any reward's, as payouts and
+ * approvals take them, so a refund and a payout of one advocate never wait on each other.
+ */
+export async function lockIssuedAdvocateOfConversion(trx: Knex.Transaction, brandId: string, conversionId: number): Promise<void> {
+  const reward: { advocate_id: string } | undefined = await trx('rewards').where({ brand_id: brandId, conversion_id: conversionId }).first('advocate_id');
+  if (!reward) return;
+  const everIssued = await trx('reward_issues').where({ brand_id: brandId, advocate_id: reward.advocate_id }).first('issue_id');
+  if (everIssued) await lockAdvocate(trx, brandId, Number(reward.advocate_id));
+}
+
 export async function owedAfterRevoking(trx: Knex.Transaction, brandId: string, advocateId: number, exponent: number): Promise<Minor> {
   const owed = async () => toMinor((await rewardBalance(trx, brandId, advocateId)).owed, exponent);
   const everIssued = await trx('reward_issues').where({ brand_id: brandId, advocate_id: advocateId }).first('issue_id');

@@ -10,7 +10,7 @@ import { type Minor, minorFromDecimal } from '../money';
 import { type RewardRow, type RewardView, isPaid, lockReward, lockRewardOfConversion, setRewardStatus, toRewardView } from './reward-records';
 import { issueApproved, issueSpendable } from './issue-rewards';
 import { requestCreditDebits } from './request-credit-debits';
-import { owedAfterRevoking } from './revoke-issues';
+import { lockIssuedAdvocateOfConversion, owedAfterRevoking } from './revoke-issues';
 import { type RewardStatus, isHeld, nextStatus } from './reward-status';
 
 /**
@@ -151,6 +151,7 @@ export interface RewardReversal {
  * (reward_reversed) — unless the reward was still in review, never announced to them.
  */
 export async function refundReward(trx: Knex.Transaction, brandId: string, refund: RewardRefund): Promise<RewardReversal> {
+  await lockIssuedAdvocateOfConversion(trx, brandId, refund.conversionId);
   const row = await lockRewardOfConversion(trx, brandId, refund.conversionId);
   if (!row || row.status === 'voided') return { reversed: 0, owed: 0 };
   const advocateId = Number(row.advocate_id);
