@@ -67,6 +67,11 @@ describe('the plugin’s reward codes (GET /medusa/reward-issues → Medusa prom
     expect((await service.http.patch('/api/v1/brand').set(brand.headers).send({ reward_fulfilment: 'payout' })).status).toBe(200);
     await run();
     expect(await settingsOf(brand)).toMatchObject({ reward_fulfilment: 'payout' });
+
+    // The plugin makes codes, not store credit: a linked brand may not choose it (its rewards would wait for nothing).
+    const refused = await service.http.patch('/api/v1/brand').set(brand.headers).send({ reward_fulfilment: 'store_credit' });
+    expect([refused.status, refused.body.error]).toEqual([400, expect.stringMatching(/^reward_fulfilment: store credit is not available on a Medusa store yet/)]);
+    expect(await settingsOf(brand)).toMatchObject({ reward_fulfilment: 'payout' });
   });
 
   it("makes an approved reward of 20.00 one promotion: 20.00 off the order in EUR, usable once, only by the advocate's customers; reported issued once", async () => {
