@@ -3,7 +3,7 @@ import { adminApiForBrand } from '../../connectors/shopify/admin-api';
 import { issueRewardCodes } from '../../connectors/shopify/reward-code-worker';
 import { givenAdvocate, uniqueOrderId } from '../helpers/fixtures';
 import { TEST_SECRET } from '../helpers/test-app';
-import { connectedBrand as connectedShop, setUpShopifyTests } from './shopify-test-kit';
+import { connectedBrand as connectedShop, referrals, setUpShopifyTests } from './shopify-test-kit';
 
 const context = setUpShopifyTests();
 
@@ -158,6 +158,9 @@ describe('a refund of the referred order takes the store credit back', () => {
     expect(failed!.last_error).toContain('Grant the app the write_store_credit_account_transactions, read_store_credit_accounts, read_customers scopes');
     expect(new Date(failed!.next_attempt_at).getTime()).toBeGreaterThan(Date.now());
     expect(transactionsOf(shop, '9401', 'debit')).toEqual([]);
+    // The operator sees it, with Shopify's reason, in `shopify codes`.
+    const status = await referrals(context.app, ['shopify', 'codes', '--brand', brand.brandId, '--json']);
+    expect(JSON.parse(status.stdout).reward_codes.credit_debits).toMatchObject({ pending: 0, done: 0, failed: 1, failures: [{ amount: '10.00', attempts: 1, last_error: expect.stringContaining('write_store_credit_account_transactions') }] });
     // Not due before its backoff.
     expect(await pass(brand.brandId)).toBe(0);
     expect(await balanceOf(brand.headers, advocate.advocateId)).toMatchObject({ owed: 10 });
