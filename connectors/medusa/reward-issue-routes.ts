@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import { z } from 'zod';
 import { type AppContext, type AppState, type Ctx, authenticateApiKey, parseJsonObject, readRawBody } from '../../server/http';
 import { reportRevoked, reportUsed } from './reward-issue-take-back';
-import { ISSUE_ACTIONS, pullRewardIssues, reportFailed, reportIssued } from './reward-issues';
+import { type MadeInMedusa, PLUGIN_CAPABILITIES, pullRewardIssues, reportFailed, reportIssued } from './reward-issues';
 
 /** Issues one pull leases, unless it asks for fewer: each costs the plugin a few workflow calls. */
 const DEFAULT_PULL = 10;
@@ -15,15 +15,28 @@ const pullQuerySchema = z.object({
     .transform(Number)
     .refine((limit) => limit >= 1 && limit <= MAX_PULL, { error: `must be an integer from 1 to ${MAX_PULL}` })
     .optional(),
-  /** What the plugin can do, comma separated: `make` (the default: an older plugin), `take_back`. */
+  /** What the plugin can do, comma separated: `make` (the default: an older plugin), `take_back`, `store_credit`. */
   actions: z
     .string()
     .transform((list) => list.split(','))
-    .pipe(z.array(z.enum(ISSUE_ACTIONS, { error: `must be a comma-separated list of ${ISSUE_ACTIONS.join(', ')}` })).min(1))
+    .pipe(z.array(z.enum(PLUGIN_CAPABILITIES, { error: `must be a comma-separated list of ${PLUGIN_CAPABILITIES.join(', ')}` })).min(1))
     .optional(),
 });
 const issuePathSchema = z.object({ id: z.string().regex(/^[1-9]\d{0,15}$/, { error: 'must be a positive integer reward issue id' }).transform(Number) });
-const issuedSchema = z.object({ promotion_id: z.string({ error: 'is required: the id of the Medusa promotion made for the code' }).trim().min(1).max(200) });
+const platformId = z.string().trim().min(1).max(200);
+/** A code's promotion (`method` code, the default; `no_customer_account`: made in place of store credit for that reason), or a store credit transaction. */
+const issuedSchema = z
+  .object({
+    method: z.enum(['code', 'store_credit']).default('code'),
+    promotion_id: platformId.optional(),
+    transaction_id: platformId.optional(),
+    no_customer_account: z.boolean().optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.method === 'code' && !body.promotion_id) ctx.addIssue({ code: 'custom', path: ['promotion_id'], message: 'promotion_id is required: the id of the Medusa promotion made for the code' });
+    if (body.method === 'store_credit' && !body.transaction_id) ctx.addIssue({ code: 'custom', path: ['transaction_id'], message: 'transaction_id is required: the id of the store credit transaction made for the issue' });
+  })
+  .transform((body): MadeInMedusa => (body.method === 'store_credit' ? { method: 'store_credit', transactionId: body.transaction_id! } : { method: 'code', promotionId: body.promotion_id!, noCustomerAccount: body.no_customer_account }));
 const failedSchema = z.object({ reason: z.string({ error: "is required: Medusa's reason, as the merchant will read it" }).trim().min(1).max(2000) });
 
 type IssueCtx = Ctx & { params: Record<string, string> };
@@ -48,11 +61,11 @@ async function pullRoute(ctx: Ctx): Promise<void> {
   ctx.body = { success: true, data: await pullRewardIssues(ctx.app.context.deps.db, ctx.state.brand!.brand_id, limit ?? DEFAULT_PULL, actions) };
 }
 
-/** 200 with the issue issued; again → the same with duplicate: true. 404 an issue of no such id. */
+/** 200 with the issue issued; again → the same with duplicate: true. 404 an issue of no such id; 409 a code reported credited. */
 async function issuedRoute(ctx: IssueCtx): Promise<void> {
   const { id } = issuePathSchema.parse(ctx.params);
-  const { promotion_id } = issuedSchema.parse(parseJsonObject(ctx.state.rawBody));
-  ctx.body = { success: true, data: await reportIssued(ctx.app.context.deps.db, ctx.state.brand!.brand_id, id, promotion_id) };
+  const made = issuedSchema.parse(parseJsonObject(ctx.state.rawBody));
+  ctx.body = { success: true, data: await reportIssued(ctx.app.context.deps.db, ctx.state.brand!.brand_id, id, made) };
 }
 
 /** 200 with the issue failed and its attempts; 409 when it is issued already. */

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { Conflict, NotFound } from '../../core/errors';
 import { amountFromDecimal } from '../../core/money';
+import type { IssueMethod } from '../../core/rewards/advocate-issues';
 import { type LeasedIssue, recordIssued } from '../../core/rewards/record-issued';
 import { issueRetryAfterSeconds, recordIssueFailed } from '../../core/rewards/record-issue-failed';
 import { expireIssues } from '../../core/rewards/revoke-issues';
@@ -14,7 +15,8 @@ import { settleUnmadeRevocations } from './reward-issue-take-back';
  * auth), so the plugin asks: a pull leases the due issues of its brand (SKIP LOCKED, bounded), and a
  * lease that outlives a crashed plugin expires, so the next pull hands the issue out again — its
  * code is deterministic and the plugin looks it up before creating, so it is made once. A plugin that
- * says it can take codes back also gets the brand's `revoking` issues (reward-issue-take-back.ts).
+ * says it can take codes back also gets the brand's `revoking` issues (reward-issue-take-back.ts), and
+ * one that says it can credit store credit gets a store_credit brand's issues (credited, or a code).
  */
 
 /** An issue's lease: far longer than the plugin's few workflow calls for it. */
@@ -24,17 +26,23 @@ export const LEASE_SECONDS = 120;
 export const ISSUE_ACTIONS = ['make', 'take_back'] as const;
 export type IssueAction = (typeof ISSUE_ACTIONS)[number];
 
+/** What a plugin says it can do (`actions` of a pull): make codes, take them back, credit store credit. An older plugin sends none: make. */
+export const PLUGIN_CAPABILITIES = [...ISSUE_ACTIONS, 'store_credit'] as const;
+export type PluginCapability = (typeof PLUGIN_CAPABILITIES)[number];
+
 /** An issue as the plugin gets it: the code to make (or take back), for how much, and whose customer account it is for. */
 export interface MedusaRewardIssue {
   issue_id: number;
   action: IssueAction;
+  /** `store_credit`: credit the advocate's customer account, or make the code when that cannot be (then reported as a code). */
+  method: IssueMethod;
   /** take_back: the promotion's id in Medusa when one was reported made; null: look it up by code (a crash may have left one). */
   platform_id: string | null;
   code: string;
   amount: number;
   /** ISO 4217, upper case: the brand's. */
   currency: string;
-  /** The advocate's email: the plugin restricts the promotion to the store's customers with it. */
+  /** The advocate's email: the plugin restricts the promotion to (or credits) the store's customers with it. */
   advocate_email: string;
   attempts: number;
 }
@@ -44,8 +52,11 @@ export interface MedusaRewardIssue {
  * first: codes to make, and with `take_back` among `actions` (a plugin that can delete promotions;
  * an older one would make them) codes to take back. Before that, the brand's expired codes are
  * marked to be taken back and those no plugin ever held are settled here (no promotion to delete).
+ * Store credit issues go only to a plugin with `store_credit` among `actions`: an older one would
+ * make them codes without saying so.
  */
-export async function pullRewardIssues(db: Knex, brandId: string, limit: number, actions: readonly IssueAction[] = ['make']): Promise<MedusaRewardIssue[]> {
+export async function pullRewardIssues(db: Knex, brandId: string, limit: number, actions: readonly PluginCapability[] = ['make']): Promise<MedusaRewardIssue[]> {
+  const methods = ['code', ...(actions.includes('store_credit') && actions.includes('make') ? ['store_credit'] : [])];
   const statuses = [...(actions.includes('make') ? ['pending', 'failed'] : []), ...(actions.includes('take_back') ? ['revoking'] : [])];
   await expireIssues(db, { brandId });
   await settleUnmadeRevocations(db, brandId, limit);
@@ -54,19 +65,19 @@ export async function pullRewardIssues(db: Knex, brandId: string, limit: number,
     const { rows } = await trx.raw(
       `WITH due AS (
          SELECT issue_id FROM reward_issues
-          WHERE brand_id = ? AND status = ANY(?) AND method = 'code' AND next_attempt_at <= now() AND (lease_until IS NULL OR lease_until < now())
+          WHERE brand_id = ? AND status = ANY(?) AND method = ANY(?) AND next_attempt_at <= now() AND (lease_until IS NULL OR lease_until < now())
           ORDER BY next_attempt_at, issue_id LIMIT ? FOR UPDATE SKIP LOCKED)
        UPDATE reward_issues r SET lease_until = now() + make_interval(secs => ?)
          FROM due, advocates a
         WHERE r.brand_id = ? AND r.issue_id = due.issue_id AND a.brand_id = r.brand_id AND a.advocate_id = r.advocate_id
-       RETURNING r.issue_id, r.status, r.platform_id, r.code, r.amount, r.currency, r.attempts, a.email`,
-      [brandId, statuses, limit, LEASE_SECONDS, brandId],
+       RETURNING r.issue_id, r.status, r.method, r.platform_id, r.code, r.amount, r.currency, r.attempts, a.email`,
+      [brandId, statuses, methods, limit, LEASE_SECONDS, brandId],
     );
-    type Row = { issue_id: string; status: string; platform_id: string | null; code: string; amount: string; currency: string; attempts: number; email: string };
+    type Row = { issue_id: string; status: string; method: IssueMethod; platform_id: string | null; code: string; amount: string; currency: string; attempts: number; email: string };
     return (rows as Row[])
       .map((row): MedusaRewardIssue => {
         const action: IssueAction = row.status === 'revoking' ? 'take_back' : 'make';
-        return { issue_id: Number(row.issue_id), action, platform_id: action === 'take_back' ? row.platform_id : null, code: row.code, amount: amountFromDecimal(row.amount), currency: row.currency, advocate_email: row.email, attempts: row.attempts };
+        return { issue_id: Number(row.issue_id), action, method: row.method, platform_id: action === 'take_back' ? row.platform_id : null, code: row.code, amount: amountFromDecimal(row.amount), currency: row.currency, advocate_email: row.email, attempts: row.attempts };
       })
       .sort((a, b) => a.issue_id - b.issue_id);
   });
@@ -84,30 +95,41 @@ export interface IssueReport {
   duplicate: boolean;
 }
 
-type LockedIssue = LeasedIssue & { status: string; platform_id: string | null };
+type LockedIssue = LeasedIssue & { status: string; method: IssueMethod; platform_id: string | null };
 
 async function lockedIssue(trx: Knex.Transaction, brandId: string, issueId: number): Promise<LockedIssue> {
   const issue = await trx('reward_issues')
     .where({ brand_id: brandId, issue_id: issueId })
     .forUpdate()
-    .first('brand_id', 'issue_id', 'advocate_id', 'amount', 'currency', 'code', 'attempts', 'status', 'platform_id');
+    .first('brand_id', 'issue_id', 'advocate_id', 'amount', 'currency', 'code', 'attempts', 'status', 'method', 'platform_id');
   if (!issue) throw new NotFound(`reward issue ${issueId} not found`);
   return issue;
 }
 
 const reportOf = (issue: LockedIssue, duplicate: boolean): IssueReport => ({ issue_id: Number(issue.issue_id), status: issue.status, platform_id: issue.platform_id, attempts: issue.attempts, duplicate });
 
+/** What the plugin made of an issue: its code's promotion (for store credit: why a code instead), or a store credit transaction. */
+export type MadeInMedusa = { method: 'code'; promotionId: string; noCustomerAccount?: boolean } | { method: 'store_credit'; transactionId: string };
+
 /**
- * The store has the issue's promotion: recorded issued (core/rewards/record-issued.ts: the advocate's
+ * The store has the issue's promotion (or its store credit): recorded issued (core/rewards/record-issued.ts: the advocate's
  * email and reward.issued, once). Reported again (a plugin that crashed before it heard our answer),
  * it changes nothing and answers the first promotion. Marked to be taken back while it was being made,
  * it is not issued: nobody hears of it, the promotion's id is kept, and the answer says `revoking`.
+ * A store credit issue reported as a code (no customer account, or no store credit module) becomes
+ * one, as the Shopify worker's does; a code reported credited is refused (409).
  */
-export async function reportIssued(db: Knex, brandId: string, issueId: number, promotionId: string): Promise<IssueReport> {
+export async function reportIssued(db: Knex, brandId: string, issueId: number, made: MadeInMedusa): Promise<IssueReport> {
   return db.transaction(async (trx) => {
     const issue = await lockedIssue(trx, brandId, issueId);
     if (issue.status === 'issued') return reportOf(issue, true);
-    await recordIssued(trx, issue, { name: 'medusa', id: promotionId });
+    if (made.method === 'store_credit' && issue.method !== 'store_credit') throw new Conflict(`reward issue ${issueId} is a code: it is not credited as store credit`);
+    const noCustomerAccount = made.method === 'code' && made.noCustomerAccount === true;
+    if (made.method === 'code' && issue.method === 'store_credit') {
+      await trx('reward_issues').where({ brand_id: brandId, issue_id: issueId }).update({ method: 'code', no_customer_account: noCustomerAccount });
+    }
+    const id = made.method === 'code' ? made.promotionId : made.transactionId;
+    await recordIssued(trx, issue, { name: 'medusa', id, method: made.method, noCustomerAccount });
     return reportOf(await lockedIssue(trx, brandId, issueId), issue.platform_id !== null);
   });
 }

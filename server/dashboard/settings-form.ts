@@ -32,7 +32,7 @@ export const SETTING_SECTIONS: Array<{ title: string; fields: SettingField[] }> 
         kind: REWARD_FULFILMENTS,
         hint:
           'payout: you pay approved rewards yourself, from Payouts. coupon: approved money becomes a single-use discount code for that amount on your store, emailed to the advocate. ' +
-          'store_credit: approved money is added to the store credit of the advocate\'s customer account on your Shopify store, spent at checkout when they are signed in; an advocate with no customer account gets a code instead.',
+          'store_credit: approved money is added to the store credit of the advocate\'s customer account on your Shopify store (or Medusa store running the Store Credit Module), spent at checkout when they are signed in; an advocate with no customer account gets a code instead.',
       },
       { name: 'fulfil_min_amount', label: 'Smallest code or credit', kind: 'number', hint: 'With coupon or store_credit: approved money waits until it reaches this amount, then one code or credit carries all of it; 0: one for every approved reward.' },
       {

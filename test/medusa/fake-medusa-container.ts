@@ -1,6 +1,7 @@
 import type { SubscriberArgs, SubscriberConfig } from '@medusajs/framework';
 import type { MedusaResponse } from '@medusajs/framework/http';
 import type { CreatePromotionDTO, MedusaContainer } from '@medusajs/framework/types';
+import type { FakeStoreCreditModule } from './fake-store-credit';
 import { InMemoryDeliveryStore } from './in-memory-delivery-store';
 import { type OrderState, orderGraph, paymentCollectionIdOf, paymentIdOf } from './order-graphs';
 
@@ -43,6 +44,8 @@ export class FakeMedusaContainer {
   refuseDeletes: string | null = null;
   /** The ids deletePromotionsWorkflow was run with, in order. */
   readonly deletedPromotionIds: string[] = [];
+  /** Set by a test that wants it: the Store Credit Module (fake-store-credit.ts), resolved as `store_credit`; none by default. */
+  storeCredit: FakeStoreCreditModule | null = null;
   readonly queries: GraphQuery[] = [];
   readonly logs: Array<{ level: 'info' | 'warn' | 'error'; message: string }> = [];
 
@@ -65,6 +68,7 @@ export class FakeMedusaContainer {
       if (key === 'query') return this.query;
       if (key === 'logger') return this.logger;
       if (key === 'referrals') return this.deliveries;
+      if (key === 'store_credit' && this.storeCredit) return this.storeCredit;
       throw new Error(`the fake container has no ${key}`);
     };
     const container = { resolve } as unknown as MedusaContainer;

@@ -1,5 +1,6 @@
 import issueRewardCodesJob from '../../connectors/medusa/plugin/src/jobs/issue-reward-codes';
 import { medusaRewardPromotionGateway } from '../../connectors/medusa/plugin/src/lib/medusa-reward-promotions';
+import { medusaStoreCreditGateway } from '../../connectors/medusa/plugin/src/lib/medusa-store-credit';
 import type { QueryGraph } from '../../connectors/medusa/plugin/src/lib/order-graph';
 import { issueRewardPromotions } from '../../connectors/medusa/plugin/src/lib/reward-codes';
 import { rewardIssueClient } from '../../connectors/medusa/plugin/src/lib/reward-issue-client';
@@ -10,6 +11,7 @@ import { useListeningService } from '../helpers/listen';
 import { hexHmacSha256 } from '../helpers/signed-convert';
 import { TEST_SECRET, type TestApp } from '../helpers/test-app';
 import { FakeMedusaContainer, fakePromotionWorkflows } from './fake-medusa-container';
+import { FakeStoreCreditModule, fakeStoreCreditWorkflows } from './fake-store-credit';
 import { snapshotBody } from './order-graphs';
 
 /**
@@ -26,6 +28,8 @@ useListeningService((listening) => ({ service, serviceUrl } = listening));
 beforeAll(() => {
   // Medusa's promotion workflows are the Medusa app's (not installed here): the fake's stand in.
   jest.doMock('@medusajs/medusa/core-flows', () => fakePromotionWorkflows, { virtual: true });
+  // So are the loyalty plugin's store credit workflows (a store that runs its Store Credit Module).
+  jest.doMock('@medusajs/loyalty-plugin/workflows', () => fakeStoreCreditWorkflows, { virtual: true });
 });
 
 /** A EUR brand rewarding 20.00 per referred order at once (no hold), its Medusa store, and an advocate with an account there (and a guest checkout under the same email). */
@@ -68,10 +72,6 @@ describe('the plugin’s reward codes (GET /medusa/reward-issues → Medusa prom
     await run();
     expect(await settingsOf(brand)).toMatchObject({ reward_fulfilment: 'payout' });
 
-    // The plugin makes codes, not store credit: a linked brand may not choose it (its rewards would wait for nothing).
-    const refused = await service.http.patch('/api/v1/brand').set(brand.headers).send({ reward_fulfilment: 'store_credit' });
-    expect([refused.status, refused.body.error]).toEqual([400, expect.stringMatching(/^reward_fulfilment: store credit is not available on a Medusa store yet/)]);
-    expect(await settingsOf(brand)).toMatchObject({ reward_fulfilment: 'payout' });
   });
 
   it("makes an approved reward of 20.00 one promotion: 20.00 off the order in EUR, usable once, only by the advocate's customers; reported issued once", async () => {
@@ -424,7 +424,7 @@ describe('taking back over GET /medusa/reward-issues and its reports', () => {
     expect([bad.status, bad.body.error]).toEqual([400, expect.stringMatching(/^actions\b/)]);
     const pulled = await service.http.get('/medusa/reward-issues?actions=make,take_back').set(brand.headers);
     expect(pulled.body.data).toEqual([
-      { issue_id: Number(issue.issue_id), action: 'take_back', platform_id: promotion.id, code: issue.code, amount: 20, currency: 'EUR', advocate_email: expect.any(String), attempts: 1 },
+      { issue_id: Number(issue.issue_id), action: 'take_back', method: 'code', platform_id: promotion.id, code: issue.code, amount: 20, currency: 'EUR', advocate_email: expect.any(String), attempts: 1 },
     ]);
 
     const used = await report('used');
@@ -432,5 +432,150 @@ describe('taking back over GET /medusa/reward-issues and its reports', () => {
     expect((await report('used')).body.data).toMatchObject({ status: 'used', duplicate: true });
     expect((await report('revoked')).body.data).toMatchObject({ status: 'used', duplicate: true });
     expect((await service.http.post('/medusa/reward-issues/999999999/revoked').set(brand.headers)).status).toBe(404);
+  });
+});
+
+/**
+ * A store_credit brand (the merchant switched from the coupon a first pull set) whose store runs the
+ * Store Credit Module, and a friend's order referred by its advocate: 20.00 approved, to credit.
+ */
+async function givenCreditReward() {
+  const store = await givenStore();
+  await store.run();
+  expect((await service.http.patch('/api/v1/brand').set(store.brand.headers).send({ reward_fulfilment: 'store_credit' })).status).toBe(200);
+  const storeCredit = new FakeStoreCreditModule();
+  store.medusa.storeCredit = storeCredit;
+  const orderId = uniqueOrderId();
+  const order = await service.http.post('/api/v1/track/conversion').set(store.brand.headers).send({ email: `friend-${uniqueOrderId()}@example.com`, order_id: orderId, order_value: 80, referral_code: store.advocate.code });
+  expect(order.status).toBe(201);
+  const [issue] = await store.issues();
+  expect(issue).toMatchObject({ amount: '20.00', currency: 'EUR', status: 'pending', method: 'store_credit' });
+  const accountCustomer = store.customerIds.find((id) => id.startsWith('cus_account_'))!;
+  const mails = () => service.db('mail_messages').where({ brand_id: store.brand.brandId, template: 'reward_issued' });
+  return { ...store, storeCredit, issue: issue!, orderId, accountCustomer, mails };
+}
+
+const dataOf = (row: { data?: unknown; payload?: unknown }) => {
+  const value = row.data ?? row.payload;
+  return typeof value === 'string' ? JSON.parse(value) : value;
+};
+
+describe('store credit in the Medusa store (a store_credit brand, the Store Credit Module)', () => {
+  it("credits 20.00 in EUR to the store credit account of the advocate's registered customer (not their guest checkout), once; recorded issued as store credit", async () => {
+    const { brand, medusa, storeCredit, advocate, run, issues, issue, accountCustomer, mails } = await givenCreditReward();
+    expect((await service.http.post('/api/v1/webhook-endpoints').set(brand.headers).send({ url: 'https://hooks.credit.example/referrals', events: ['reward.issued'] })).status).toBe(201);
+    await run();
+
+    expect(storeCredit.accounts).toEqual([{ id: 'sc_acc_1', customer_id: accountCustomer, currency_code: 'eur', code: expect.any(String) }]);
+    expect(storeCredit.transactions).toEqual([
+      { id: 'sc_trx_1', account_id: 'sc_acc_1', type: 'credit', amount: 20, reference: 'referral_reward', reference_id: issue.code, note: `Referral reward ${issue.code}` },
+    ]);
+    expect(medusa.promotions.size).toBe(0);
+    expect(await issues()).toMatchObject([{ status: 'issued', method: 'store_credit', no_customer_account: false, platform_id: 'sc_trx_1', attempts: 1, last_error: null }]);
+    const sent = await mails();
+    expect(sent).toHaveLength(1);
+    expect(dataOf(sent[0]!)).toMatchObject({ reward_method: 'store_credit' });
+    const events = await service.db('webhook_events').where({ brand_id: brand.brandId, type: 'reward.issued' });
+    expect(events.map((event) => dataOf(event).data)).toEqual([
+      { issue_id: Number(issue.issue_id), advocate_id: advocate.advocateId, amount: 20, currency: 'EUR', method: 'store_credit', code: null, platform: 'medusa', platform_id: 'sc_trx_1' },
+    ]);
+
+    // The next reward (20.00 per referred order) goes to the same account.
+    await service.http.post('/api/v1/track/conversion').set(brand.headers).send({ email: `friend-${uniqueOrderId()}@example.com`, order_id: uniqueOrderId(), order_value: 40, referral_code: advocate.code });
+    await run();
+    await run();
+    expect(storeCredit.accounts).toHaveLength(1);
+    expect(storeCredit.transactions.map((transaction) => [transaction.account_id, transaction.amount])).toEqual([
+      ['sc_acc_1', 20],
+      ['sc_acc_1', 20],
+    ]);
+    expect(storeCredit.balanceOf('sc_acc_1')).toBe(40);
+    expect(await mails()).toHaveLength(2);
+  });
+
+  it("leaves one credit when the plugin stops between Medusa's credit and its report: the next run finds the credit by its reference and reports it", async () => {
+    const { brand, medusa, storeCredit, run, issues } = await givenCreditReward();
+    const cutOff = { ...rewardIssueClient(medusa.deliveries.options), credited: async () => Promise.reject(new Error('connection reset')) };
+    const gateways = { gateway: medusaRewardPromotionGateway(medusa.container), storeCredit: medusaStoreCreditGateway(medusa.container) };
+    await expect(issueRewardPromotions({ service: cutOff, ...gateways, brandId: brand.brandId, logger: quietLogger })).rejects.toThrow('connection reset');
+    expect(storeCredit.transactions).toHaveLength(1);
+    expect(await issues()).toMatchObject([{ status: 'pending', lease_until: expect.any(Date) }]);
+
+    await service.db('reward_issues').where({ brand_id: brand.brandId }).update({ lease_until: service.db.raw("now() - interval '1 second'") });
+    await run();
+    expect(storeCredit.transactions).toHaveLength(1);
+    expect(storeCredit.balanceOf('sc_acc_1')).toBe(20);
+    expect(await issues()).toMatchObject([{ status: 'issued', method: 'store_credit', platform_id: 'sc_trx_1' }]);
+  });
+
+  it("makes the code when the store runs no Store Credit Module: recorded as a code, and the merchant's log says why", async () => {
+    const { medusa, run, issues, issue, customerIds, mails } = await givenCreditReward();
+    medusa.storeCredit = null;
+    await run();
+    const promotion = medusa.promotions.get(issue.code)!;
+    expect(promotion).toMatchObject({ limit: 1, application_method: { value: 20, currency_code: 'eur' }, rules: [{ attribute: 'customer.id', operator: 'in', values: customerIds }] });
+    expect(promotion.metadata).not.toHaveProperty('referrals_no_customer_account');
+    expect(await issues()).toMatchObject([{ status: 'issued', method: 'code', no_customer_account: false, platform_id: promotion.id }]);
+    expect(dataOf((await mails())[0]!)).not.toHaveProperty('no_customer_account');
+    expect(medusa.logs).toContainEqual({ level: 'warn', message: expect.stringContaining(`runs no Store Credit Module (@medusajs/loyalty-plugin): reward ${issue.code} is made a code instead`) });
+  });
+
+  it('makes the code, and says so, when the advocate has no customer account (a guest checkout only); a later account does not credit it again', async () => {
+    const { brand, medusa, storeCredit, run, issues, issue, accountCustomer, mails } = await givenCreditReward();
+    const registered = medusa.customers.get(accountCustomer)!;
+    medusa.customers.delete(accountCustomer);
+    // The run stops after making the code, before its report.
+    const cutOff = { ...rewardIssueClient(medusa.deliveries.options), issued: async () => Promise.reject(new Error('connection reset')) };
+    const gateways = { gateway: medusaRewardPromotionGateway(medusa.container), storeCredit: medusaStoreCreditGateway(medusa.container) };
+    await expect(issueRewardPromotions({ service: cutOff, ...gateways, brandId: brand.brandId, logger: quietLogger })).rejects.toThrow('connection reset');
+    const promotion = medusa.promotions.get(issue.code)!;
+    expect(promotion.metadata).toMatchObject({ referrals_no_customer_account: true });
+
+    // The advocate signs up meanwhile: the code made is what they get, never a credit as well.
+    medusa.customers.set(accountCustomer, registered);
+    await service.db('reward_issues').where({ brand_id: brand.brandId }).update({ lease_until: service.db.raw("now() - interval '1 second'") });
+    await run();
+    expect(storeCredit.accounts).toEqual([]);
+    expect(storeCredit.transactions).toEqual([]);
+    expect(medusa.promotions.size).toBe(1);
+    expect(await issues()).toMatchObject([{ status: 'issued', method: 'code', no_customer_account: true, platform_id: promotion.id }]);
+    const sent = await mails();
+    expect(sent).toHaveLength(1);
+    expect(dataOf(sent[0]!)).toMatchObject({ reward_code: issue.code, no_customer_account: true });
+  });
+
+  it("records Medusa's refusal of the credit as the issue's failure and credits it after the backoff", async () => {
+    const { brand, storeCredit, run, issues } = await givenCreditReward();
+    storeCredit.refuseCredits = 'Amount must be greater than 0';
+    await run();
+    expect(await issues()).toMatchObject([{ status: 'failed', method: 'store_credit', attempts: 1, last_error: 'Amount must be greater than 0' }]);
+    storeCredit.refuseCredits = null;
+    await service.db('reward_issues').where({ brand_id: brand.brandId }).update({ next_attempt_at: service.db.fn.now() });
+    await run();
+    expect(storeCredit.transactions).toHaveLength(1);
+    expect(await issues()).toMatchObject([{ status: 'issued', method: 'store_credit', attempts: 2, last_error: null }]);
+  });
+});
+
+describe('store credit over GET /medusa/reward-issues and its issued report', () => {
+  it('hands store credit issues only to a plugin that says it can (actions=…,store_credit), with their method; names a missing transaction_id; refuses a code reported credited', async () => {
+    const { brand, issue } = await givenCreditReward();
+    // An older plugin would make it a code without saying why: it gets nothing.
+    const older = await service.http.get('/medusa/reward-issues?actions=make,take_back').set(brand.headers);
+    expect([older.status, older.body.data]).toEqual([200, []]);
+    const pulled = await service.http.get('/medusa/reward-issues?actions=make,take_back,store_credit').set(brand.headers);
+    expect(pulled.body.data).toEqual([
+      { issue_id: Number(issue.issue_id), action: 'make', method: 'store_credit', platform_id: null, code: issue.code, amount: 20, currency: 'EUR', advocate_email: expect.any(String), attempts: 0 },
+    ]);
+
+    const noTransaction = await service.http.post(`/medusa/reward-issues/${issue.issue_id}/issued`).set(brand.headers).send({ method: 'store_credit' });
+    expect([noTransaction.status, noTransaction.body.error]).toEqual([400, expect.stringMatching(/^transaction_id\b/)]);
+    const credited = await service.http.post(`/medusa/reward-issues/${issue.issue_id}/issued`).set(brand.headers).send({ method: 'store_credit', transaction_id: 'sc_trx_9' });
+    expect([credited.status, credited.body.data]).toEqual([200, { issue_id: Number(issue.issue_id), status: 'issued', platform_id: 'sc_trx_9', attempts: 1, duplicate: false }]);
+
+    // A coupon brand's code is never credited.
+    const coupon = await givenIssuedReward();
+    const wrong = await service.http.post(`/medusa/reward-issues/${coupon.issue.issue_id}/issued`).set(coupon.brand.headers).send({ method: 'store_credit', transaction_id: 'sc_trx_1' });
+    expect([wrong.status, wrong.body.error]).toEqual([409, expect.stringContaining('is a code: it is not credited')]);
   });
 });

@@ -21,13 +21,16 @@ export function rewardIssueClient(options: Pick<ReferralPluginOptions, 'serviceU
   };
   return {
     async pull() {
-      // take_back: this plugin deletes promotions of codes the service takes back (a refund, their expiry).
-      const { data } = await call('GET', `/medusa/reward-issues?limit=${PULL_LIMIT}&actions=make,take_back`);
+      // take_back: this plugin deletes promotions of codes the service takes back (a refund, their expiry); store_credit: it credits store credit (or makes the code).
+      const { data } = await call('GET', `/medusa/reward-issues?limit=${PULL_LIMIT}&actions=make,take_back,store_credit`);
       return (Array.isArray(data) ? data : []) as RewardIssue[];
     },
-    async issued(issueId, promotionId) {
-      const { data } = await call('POST', `/medusa/reward-issues/${issueId}/issued`, { promotion_id: promotionId });
+    async issued(issueId, promotionId, options) {
+      const { data } = await call('POST', `/medusa/reward-issues/${issueId}/issued`, { promotion_id: promotionId, ...(options?.noCustomerAccount ? { no_customer_account: true } : {}) });
       return { status: String((data as { status?: unknown } | null)?.status ?? 'issued') };
+    },
+    async credited(issueId, transactionId) {
+      await call('POST', `/medusa/reward-issues/${issueId}/issued`, { method: 'store_credit', transaction_id: transactionId });
     },
     async failed(issueId, reason) {
       await call('POST', `/medusa/reward-issues/${issueId}/failed`, { reason: reason.slice(0, 2000) });

@@ -3,6 +3,7 @@ import { ContainerRegistrationKeys } from '@medusajs/framework/utils';
 import { REFERRALS_MODULE } from '../modules/referrals';
 import type ReferralsModuleService from '../modules/referrals/service';
 import { medusaRewardPromotionGateway } from './medusa-reward-promotions';
+import { medusaStoreCreditGateway } from './medusa-store-credit';
 import { type RewardCodeSummary, issueRewardPromotions } from './reward-codes';
 import { rewardIssueClient } from './reward-issue-client';
 
@@ -16,6 +17,7 @@ export function runRewardCodes(container: MedusaContainer): Promise<RewardCodeSu
   const run = issueRewardPromotions({
     service: rewardIssueClient(referrals.options),
     gateway: medusaRewardPromotionGateway(container),
+    storeCredit: medusaStoreCreditGateway(container),
     brandId: referrals.options.brandId,
     logger: container.resolve<Logger>(ContainerRegistrationKeys.LOGGER),
   }).finally(() => running.delete(referrals));
