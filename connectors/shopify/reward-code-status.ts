@@ -20,38 +20,27 @@ export interface RewardCodeStatus {
   };
 }
 
-export async function rewardCodeStatus(db: Knex, brandId: string): Promise<RewardCodeStatus> {
-  const counts: Array<{ status: string; count: string }> = await db('reward_issues').where({ brand_id: brandId }).groupBy('status').select('status').count({ count: '*' });
-  const failures = await db('reward_issues')
-    .where({ brand_id: brandId, status: 'failed' })
-    .orderBy('issue_id')
-    .limit(100)
-    .select('code', 'amount', 'currency', 'attempts', 'next_attempt_at', 'last_error');
-  const count = (status: string) => Number(counts.find((row) => row.status === status)?.count ?? 0);
+/** A table's rows of the brand counted by status, and its refused ones (the first 100, oldest first) with the next try. */
+async function statusOf<Row extends { next_attempt_at: Date }>(db: Knex, table: string, brandId: string, key: string, columns: string[]) {
+  const counts: Array<{ status: string; count: string }> = await db(table).where({ brand_id: brandId }).groupBy('status').select('status').count({ count: '*' });
+  const failures = (await db(table).where({ brand_id: brandId, status: 'failed' }).orderBy(key).limit(100).select(...columns, 'attempts', 'next_attempt_at', 'last_error')) as Row[];
   return {
-    pending: count('pending'),
-    issued: count('issued'),
-    failed: count('failed'),
-    revoking: count('revoking'),
-    revoked: count('revoked'),
-    used: count('used'),
+    count: (status: string) => Number(counts.find((row) => row.status === status)?.count ?? 0),
     failures: failures.map((row) => ({ ...row, next_attempt_at: new Date(row.next_attempt_at).toISOString() })),
-    credit_debits: await creditDebitStatus(db, brandId),
   };
 }
 
-async function creditDebitStatus(db: Knex, brandId: string): Promise<RewardCodeStatus['credit_debits']> {
-  const counts: Array<{ status: string; count: string }> = await db('reward_credit_debits').where({ brand_id: brandId }).groupBy('status').select('status').count({ count: '*' });
-  const failures = await db('reward_credit_debits')
-    .where({ brand_id: brandId, status: 'failed' })
-    .orderBy('debit_id')
-    .limit(100)
-    .select('debit_id', 'amount', 'currency', 'attempts', 'next_attempt_at', 'last_error');
-  const count = (status: string) => Number(counts.find((row) => row.status === status)?.count ?? 0);
+export async function rewardCodeStatus(db: Knex, brandId: string): Promise<RewardCodeStatus> {
+  const issues = await statusOf<RewardCodeStatus['failures'][number] & { next_attempt_at: Date }>(db, 'reward_issues', brandId, 'issue_id', ['code', 'amount', 'currency']);
+  const debits = await statusOf<RewardCodeStatus['credit_debits']['failures'][number] & { next_attempt_at: Date }>(db, 'reward_credit_debits', brandId, 'debit_id', ['debit_id', 'amount', 'currency']);
   return {
-    pending: count('pending'),
-    done: count('done'),
-    failed: count('failed'),
-    failures: failures.map((row) => ({ ...row, next_attempt_at: new Date(row.next_attempt_at).toISOString() })),
+    pending: issues.count('pending'),
+    issued: issues.count('issued'),
+    failed: issues.count('failed'),
+    revoking: issues.count('revoking'),
+    revoked: issues.count('revoked'),
+    used: issues.count('used'),
+    failures: issues.failures,
+    credit_debits: { pending: debits.count('pending'), done: debits.count('done'), failed: debits.count('failed'), failures: debits.failures },
   };
 }

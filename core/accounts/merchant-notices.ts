@@ -72,9 +72,17 @@ async function enqueueNotice(db: Executor, brandId: string, template: MerchantNo
  */
 export async function enqueueDigests(db: Knex, now: Date, options: { brandId?: string } = {}): Promise<number> {
   const day = now.toISOString().slice(0, 10);
+  // Only brands with someone still to get today's digest: the pass runs every minute, and a brand's
+  // figures are read once a day, not again each minute after its digests are written.
   const brands: Array<{ brand_id: string }> = await db('brands')
     .where({ status: 'active' })
-    .whereExists(db('merchant_users').whereRaw('merchant_users.brand_id = brands.brand_id').where({ digest_email: true }).whereIn('role', ['owner', 'admin']))
+    .whereExists(
+      db('merchant_users as u')
+        .whereRaw('u.brand_id = brands.brand_id')
+        .where({ 'u.digest_email': true })
+        .whereIn('u.role', ['owner', 'admin'])
+        .whereNotExists(db('mail_messages as m').whereRaw('m.brand_id = u.brand_id').whereRaw("m.dedupe_key = 'merchant_digest:' || u.user_id || ':' || ?", [day])),
+    )
     .modify((query) => {
       if (options.brandId) query.andWhere({ brand_id: options.brandId });
     })
